@@ -1,0 +1,97 @@
+# Helpers for tests that build namespaces with unshare and look for them in
+# namespacefs. Load after helpers/common (which provides wait_until).
+
+NSFS=/sys/fs/namespaces
+
+# The processes a test started; ns_cleanup kills them.
+NS_PIDS=()
+
+# ns_inum PID TYPE: the inode number in `readlink /proc/PID/ns/TYPE`.
+ns_inum() {
+	local link
+	link=$(readlink "/proc/$1/ns/$2") || return 1
+	link=${link##*[}
+	echo "${link%]}"
+}
+
+# children_of PID: the PIDs whose parent is PID.
+children_of() {
+	local parent=$1 f stat fields
+	for f in /proc/[0-9]*/stat; do
+		stat=$(<"$f") 2>/dev/null || continue
+		# The command name is in parentheses and may hold spaces.
+		read -ra fields <<<"${stat##*) }"
+		[ "${fields[1]}" = "$parent" ] || continue
+		f=${f#/proc/}
+		echo "${f%/stat}"
+	done
+}
+
+has_children() {
+	[ -n "$(children_of "$1")" ]
+}
+
+# child_of PID: the first child of PID, waiting up to 10 s for one.
+child_of() {
+	local kids
+	wait_until 10 has_children "$1" >&2 || return 1
+	kids=$(children_of "$1")
+	echo "${kids%%$'\n'*}"
+}
+
+# descendant PID DEPTH: follow the first child DEPTH times.
+descendant() {
+	local pid=$1 i
+	for ((i = 0; i < $2; i++)); do
+		pid=$(child_of "$pid") || return 1
+	done
+	echo "$pid"
+}
+
+# spawn CMD...: run CMD in the background, set SPAWNED to its PID and
+# remember it for ns_cleanup. File descriptor 3 is bats' own: a background
+# job that kept it would hang the suite.
+spawn() {
+	"$@" >/dev/null 2>&1 </dev/null 3>&- &
+	SPAWNED=$!
+	NS_PIDS+=("$SPAWNED")
+}
+
+# in_new_ns PID TYPE: PID has left the test shell's namespace of TYPE.
+in_new_ns() {
+	local theirs
+	theirs=$(ns_inum "$1" "$2") || return 1
+	[ "$theirs" != "$(ns_inum $$ "$2")" ]
+}
+
+# spawn_in_ns TYPE CMD...: spawn CMD, which must enter a new namespace of
+# TYPE without forking (unshare without --fork), and wait until it has.
+spawn_in_ns() {
+	local type=$1
+	shift
+	spawn "$@"
+	wait_until 10 in_new_ns "$SPAWNED" "$type"
+}
+
+# ns_cleanup: kill what spawn started and everything below it.
+ns_cleanup() {
+	local pid
+	for pid in "${NS_PIDS[@]}"; do
+		kill_tree "$pid"
+	done
+	NS_PIDS=()
+}
+
+kill_tree() {
+	local kid
+	for kid in $(children_of "$1"); do
+		kill_tree "$kid"
+	done
+	kill -KILL "$1" 2>/dev/null || :
+	wait "$1" 2>/dev/null || :
+}
+
+# ns_dir_count TYPE: how many namespace directories TYPE has, at any depth.
+ns_dir_count() {
+	find "$NSFS/$1" -mindepth 1 -type d | wc -l
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# The defects of the 2021 proof of concept: namespaces dying in atomic
+# context, files kept open across a namespace's death, reused inode numbers,
+# one view for every container. The runner fails the suite on any splat
+# that these leave on the console of the debug kernel.
+
+load helpers/common
+load helpers/ns
+
+teardown() {
+	cd /
+	[ -z "${fd:-}" ] || exec {fd}<&-
+	ns_cleanup
+}
+
+@test "1,000 pid namespaces created and destroyed leave nothing behind" {
+	before=$(ns_dir_count pid)
+	for ((i = 0; i < 1000; i++)); do
+		unshare --fork --pid true
+	done
+	wait_until 20 test "$(ns_dir_count pid)" -eq "$before"
+}
+
+@test "a pid namespace whose last reference goes with interrupts off (F_SETOWN) vanishes cleanly" {
+	before=$(ns_dir_count pid)
+	for ((i = 0; i < 20; i++)); do
+		run nstest setown
+		assert_output done
+	done
+	wait_until 10 test "$(ns_dir_count pid)" -eq "$before"
+}
+
+@test "an open file and a working directory in a dead namespace's directory see nothing" {
+	spawn_in_ns uts unshare --uts bash -c 'hostname dying-ns; exec sleep 1000'
+	inum=$(ns_inum "$SPAWNED" uts)
+	dir=$NSFS/uts/$inum
+	wait_until 10 test "$(cat "$dir/hostname" 2>/dev/null)" = dying-ns
+	exec {fd}<"$dir/hostname"
+	cd "$dir"
+
+	ns_cleanup
+	wait_until 10 test ! -e "$dir"
+	run cat <&"$fd"
+	assert_failure
+	assert_output --partial "No such file or directory"
+	run ls -A .
+	assert_output ""
+	run cat hostname
+	assert_failure
+}
+
+@test "a reused inode number is a new directory that an old descriptor does not see" {
+	spawn_in_ns uts unshare --uts bash -c 'hostname old-ns; exec sleep 1000'
+	inum=$(ns_inum "$SPAWNED" uts)
+	dir=$NSFS/uts/$inum
+	wait_until 10 test "$(cat "$dir/hostname" 2>/dev/null)" = old-ns
+	old_id=$(cat "$dir/id")
+	exec {fd}<"$dir/hostname"
+	cd "$dir"
+	ns_cleanup
+	wait_until 10 test ! -e "$dir"
+
+	# New namespaces, kept alive, until one gets the old number.
+	for ((try = 0; try < 50; try++)); do
+		spawn_in_ns uts unshare --uts bash -c 'hostname new-ns; exec sleep 1000'
+		[ "$(ns_inum "$SPAWNED" uts)" != "$inum" ] || break
+	done
+	assert_equal "$(ns_inum "$SPAWNED" uts)" "$inum"
+	wait_until 10 test "$(cat "$dir/hostname" 2>/dev/null)" = new-ns
+	refute_equal "$(cat "$dir/id")" "$old_id"
+
+	run cat <&"$fd"
+	assert_failure
+	refute_output --partial new-ns
+	run ls -A .
+	assert_output ""
+	run cat hostname
+	assert_failure
+	refute_output --partial new-ns
+}
+
+@test "a mount made in a child pid namespace shows that namespace's subtree only" {
+	spawn unshare --fork --pid sleep 1000
+	sibling=$(ns_inum "$(child_of "$SPAWNED")" pid)
+	assert_dir_exists "$NSFS/pid/$sibling"
+
+	run unshare --fork --pid --mount bash -c '
+		d=$(mktemp -d)
+		mount -t namespacefs namespacefs "$d" || exit 1
+		unshare --fork --pid sleep 1000 &
+		for ((i = 0; i < 200; i++)); do
+			ls "$d/pid" | grep -q "^[0-9]" && break
+			read -rt 0.05 <> <(:) || :
+		done
+		echo "inum $(cat "$d/pid/inum")"
+		echo "level $(cat "$d/pid/level")"
+		echo "reaper $(cat "$d/pid/reaper")"
+		echo "procs $(head -1 "$d/pid/procs")"
+		ls "$d/pid" | grep "^[0-9]" | sed "s/^/child /"
+		test -e "$d/pid/'"$sibling"'" && echo "sees the sibling"
+		kill %1
+		umount "$d" && rmdir "$d"
+		exit 0'
+	assert_success
+	assert_line --regexp '^inum [0-9]+$'
+	refute_line "inum $(ns_inum $$ pid)"
+	assert_line "level 1"
+	assert_line "reaper 1"
+	assert_line "procs 1"
+	assert_line --regexp '^child [0-9]+$'
+	refute_line "child $sibling"
+	refute_line "sees the sibling"
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# pid namespaces: nested by parent, with level, reaper, procs and tasks.
+
+load helpers/common
+load helpers/ns
+
+has_threads() {
+	[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]
+}
+
+teardown() {
+	cd /
+	ns_cleanup
+}
+
+@test "a child pid namespace appears under pid/ and disappears after its processes exit" {
+	spawn unshare --fork --pid sleep 1000
+	init=$(child_of "$SPAWNED")
+	inum=$(ns_inum "$init" pid)
+	assert_dir_exists "$NSFS/pid/$inum"
+	run cat "$NSFS/pid/$inum/inum"
+	assert_output "$inum"
+	run ls "$NSFS/pid"
+	assert_line "$inum"
+
+	ns_cleanup
+	wait_until 10 test ! -e "$NSFS/pid/$inum"
+	run ls "$NSFS/pid"
+	refute_line "$inum"
+}
+
+@test "pid namespaces nest by parent three levels deep, and each vanishes" {
+	spawn unshare -fp unshare -fp unshare -fp sleep 1000
+	p1=$(child_of "$SPAWNED")
+	p2=$(child_of "$p1")
+	p3=$(child_of "$p2")
+	i1=$(ns_inum "$p1" pid)
+	i2=$(ns_inum "$p2" pid)
+	i3=$(ns_inum "$p3" pid)
+	assert_dir_exists "$NSFS/pid/$i1/$i2/$i3"
+	assert_not_exists "$NSFS/pid/$i2"
+	assert_not_exists "$NSFS/pid/$i3"
+	assert_not_exists "$NSFS/pid/$i1/$i3"
+	assert_equal "$(cat "$NSFS/pid/level")" 0
+	assert_equal "$(cat "$NSFS/pid/$i1/level")" 1
+	assert_equal "$(cat "$NSFS/pid/$i1/$i2/level")" 2
+	assert_equal "$(cat "$NSFS/pid/$i1/$i2/$i3/level")" 3
+
+	# The innermost goes first when its only process dies.
+	kill -KILL "$p3"
+	wait_until 10 test ! -e "$NSFS/pid/$i1/$i2/$i3"
+	ns_cleanup
+	wait_until 10 test ! -e "$NSFS/pid/$i1"
+}
+
+@test "reaper is the host PID of the namespace's init, and 1 for the initial namespace" {
+	spawn unshare --fork --pid sleep 1000
+	init=$(child_of "$SPAWNED")
+	inum=$(ns_inum "$init" pid)
+	run cat "$NSFS/pid/$inum/reaper"
+	assert_output "$init"
+	run cat "$NSFS/pid/reaper"
+	assert_output 1
+}
+
+@test "procs and tasks list members in the initial numbering, threads in tasks only" {
+	spawn unshare --fork --pid bash -c 'sleep 1000 & exec nstest threads 4'
+	init=$(child_of "$SPAWNED")
+	wait_until 10 has_threads "$init" 4
+	sleeper=$(child_of "$init")
+	inum=$(ns_inum "$init" pid)
+
+	run cat "$NSFS/pid/$inum/procs"
+	assert_output "$(printf '%s\n' "$init" "$sleeper" | sort -n)"
+	run cat "$NSFS/pid/$inum/tasks"
+	assert_output "$( (ls "/proc/$init/task"; echo "$sleeper") | sort -n)"
+	assert_equal "$(wc -l <"$NSFS/pid/$inum/tasks")" 5
+}
+
+@test "the initial pid namespace lists this shell in procs and tasks" {
+	run cat "$NSFS/pid/procs"
+	assert_line "$$"
+	assert_line 1
+	run cat "$NSFS/pid/tasks"
+	assert_line "$$"
+	# Ascending, each once.
+	sort -nc "$NSFS/pid/procs"
+	assert_equal "$(sort -n "$NSFS/pid/tasks" | uniq -d)" ""
+}
