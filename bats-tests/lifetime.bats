@@ -67,7 +67,7 @@ teardown() {
 	done
 	assert_equal "$(ns_inum "$SPAWNED" uts)" "$inum"
 	wait_until 10 test "$(cat "$dir/hostname" 2>/dev/null)" = new-ns
-	refute_equal "$(cat "$dir/id")" "$old_id"
+	assert_not_equal "$(cat "$dir/id")" "$old_id"
 
 	run cat <&"$fd"
 	assert_failure

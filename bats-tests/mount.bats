@@ -24,7 +24,7 @@ fs_magic() {
 }
 
 @test "/proc/filesystems lists namespacefs as a nodev file system" {
-	run grep -P '^nodev\tnamespacefs$' /proc/filesystems
+	run grep -xF "$(printf 'nodev\tnamespacefs')" /proc/filesystems
 	assert_success
 }
 
