@@ -5,6 +5,16 @@
  *   nstest threads N
  *	Run N threads in all (the main one included), then wait for a
  *	signal. Prints "ready" once all threads run.
+ *   nstest netns-cookie
+ *	Print the cookie of the current network namespace (SO_NETNS_COOKIE).
+ *   nstest mntns-id FILE
+ *	Print NS_GET_MNTNS_ID of a mount namespace file (/proc/PID/ns/mnt).
+ *   nstest mq NAME
+ *	Create the POSIX message queue NAME ("/q") in the current ipc
+ *	namespace, and leave it there.
+ *   nstest open-tree DIR CMD...
+ *	Clone the mount tree at DIR into an anonymous mount namespace
+ *	(open_tree(OPEN_TREE_CLONE)) and run CMD while holding it.
  *   nstest setown
  *	Drop the last reference to a pid namespace with interrupts disabled:
  *	a child in a new pid namespace makes itself the owner (F_SETOWN) of
@@ -14,6 +24,11 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <mqueue.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -23,6 +38,70 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+
+static int netns_cookie(void)
+{
+	socklen_t len = sizeof(uint64_t);
+	uint64_t cookie;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len)) {
+		perror("nstest: SO_NETNS_COOKIE");
+		return 1;
+	}
+	printf("%llu\n", (unsigned long long)cookie);
+	return 0;
+}
+
+static int mntns_id(const char *path)
+{
+	uint64_t id;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, NS_GET_MNTNS_ID, &id)) {
+		perror("nstest: NS_GET_MNTNS_ID");
+		return 1;
+	}
+	printf("%llu\n", (unsigned long long)id);
+	return 0;
+}
+
+static int make_mq(const char *name)
+{
+	mqd_t q = mq_open(name, O_CREAT | O_RDWR, 0600, NULL);
+
+	if (q == (mqd_t)-1) {
+		perror("nstest: mq_open");
+		return 1;
+	}
+	mq_close(q);
+	return 0;
+}
+
+static int open_tree_run(char **argv)
+{
+	/* Not close-on-exec: CMD holds the anonymous namespace. */
+	if (syscall(SYS_open_tree, AT_FDCWD, argv[0], OPEN_TREE_CLONE) < 0) {
+		perror("nstest: open_tree");
+		return 1;
+	}
+	execvp(argv[1], argv + 1);
+	perror("nstest: exec");
+	return 1;
+}
 
 static void *idle(void *arg)
 {
@@ -113,6 +192,15 @@ int main(int argc, char **argv)
 		return threads(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "setown"))
 		return setown();
-	fputs("usage: nstest threads N | nstest setown\n", stderr);
+	if (argc == 2 && !strcmp(argv[1], "netns-cookie"))
+		return netns_cookie();
+	if (argc == 3 && !strcmp(argv[1], "mntns-id"))
+		return mntns_id(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "mq"))
+		return make_mq(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "open-tree"))
+		return open_tree_run(argv + 2);
+	fputs("usage: nstest threads N | setown | netns-cookie | mntns-id FILE"
+	      " | mq NAME | open-tree DIR CMD...\n", stderr);
 	return 2;
 }

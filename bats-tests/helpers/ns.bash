@@ -95,3 +95,13 @@ kill_tree() {
 ns_dir_count() {
 	find "$NSFS/$1" -mindepth 1 -type d | wc -l
 }
+
+# ns_dir TYPE INUM: the directory of a namespace at any depth, or nothing.
+ns_dir() {
+	find "$NSFS/$1" -type d -name "$2" | head -n 1
+}
+
+# has_ns_dir TYPE INUM: the namespace has a directory.
+has_ns_dir() {
+	[ -n "$(ns_dir "$1" "$2")" ]
+}
