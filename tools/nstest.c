@@ -15,6 +15,11 @@
  *   nstest open-tree DIR CMD...
  *	Clone the mount tree at DIR into an anonymous mount namespace
  *	(open_tree(OPEN_TREE_CLONE)) and run CMD while holding it.
+ *   nstest watch SECONDS DIR...
+ *	Watch DIRs with inotify for SECONDS and print one line an event:
+ *	"TIME CREATE|DELETE|OVERFLOW DIR NAME", TIME in seconds since the
+ *	epoch as bash's $EPOCHREALTIME shows it. Prints "ready" first,
+ *	once the watches are in place.
  *   nstest setown
  *	Drop the last reference to a pid namespace with interrupts disabled:
  *	a child in a new pid namespace makes itself the owner (F_SETOWN) of
@@ -26,7 +31,10 @@
 #include <fcntl.h>
 #include <mqueue.h>
 #include <stdint.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <pthread.h>
@@ -101,6 +109,69 @@ static int open_tree_run(char **argv)
 	execvp(argv[1], argv + 1);
 	perror("nstest: exec");
 	return 1;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void print_realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("%lld.%06ld", (long long)ts.tv_sec, ts.tv_nsec / 1000);
+}
+
+static int watch(int seconds, int ndirs, char **dirs)
+{
+	char buf[64 * 1024] __attribute__((aligned(8)));
+	long long deadline = now_ns() + seconds * 1000000000LL;
+	struct pollfd pfd;
+	int fd, i;
+
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd < 0) {
+		perror("nstest: inotify_init1");
+		return 1;
+	}
+	for (i = 0; i < ndirs; i++) {
+		/* The watch descriptors are 1, 2, ... in the order of dirs. */
+		if (inotify_add_watch(fd, dirs[i], IN_CREATE | IN_DELETE) != i + 1) {
+			perror("nstest: inotify_add_watch");
+			return 1;
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (now_ns() < deadline) {
+		ssize_t len, off;
+
+		if (poll(&pfd, 1, (deadline - now_ns()) / 1000000 + 1) <= 0)
+			continue;
+		len = read(fd, buf, sizeof(buf));
+		for (off = 0; len > 0 && off < len;) {
+			struct inotify_event *ev = (void *)(buf + off);
+			const char *what = ev->mask & IN_Q_OVERFLOW ? "OVERFLOW" :
+					   ev->mask & IN_CREATE ? "CREATE" :
+					   ev->mask & IN_DELETE ? "DELETE" : "OTHER";
+			const char *dir = ev->wd > 0 && ev->wd <= ndirs ?
+					  dirs[ev->wd - 1] : "-";
+
+			print_realtime();
+			printf(" %s %s %s\n", what, dir,
+			       ev->len ? ev->name : "-");
+			off += sizeof(*ev) + ev->len;
+		}
+		fflush(stdout);
+	}
+	return 0;
 }
 
 static void *idle(void *arg)
@@ -198,9 +269,12 @@ int main(int argc, char **argv)
 		return mntns_id(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "mq"))
 		return make_mq(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "watch"))
+		return watch(atoi(argv[2]), argc - 3, argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "open-tree"))
 		return open_tree_run(argv + 2);
 	fputs("usage: nstest threads N | setown | netns-cookie | mntns-id FILE"
-	      " | mq NAME | open-tree DIR CMD...\n", stderr);
+	      " | mq NAME | open-tree DIR CMD... | watch SECONDS DIR...\n",
+	      stderr);
 	return 2;
 }
