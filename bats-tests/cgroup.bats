@@ -30,11 +30,11 @@ teardown() {
 }
 
 @test "a cgroup namespace whose last reference goes with a cgroup file vanishes cleanly" {
-	before=$(ls "$NSFS/cgroup" | grep -c '^[0-9]')
+	before=$(ns_dir_count cgroup)
 	for ((i = 0; i < 20; i++)); do
 		# The process holds a cgroup file opened inside the namespace,
 		# which keeps a reference to it until the file is released.
 		unshare --cgroup bash -c "exec 3<'$CG/cgroup.procs'; exit 0"
 	done
-	wait_until 10 test "$(ls "$NSFS/cgroup" | grep -c '^[0-9]')" -eq "$before"
+	wait_until 10 test "$(ns_dir_count cgroup)" -eq "$before"
 }

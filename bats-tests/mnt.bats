@@ -15,7 +15,7 @@ teardown() {
 }
 
 mnt_count() {
-	ls "$NSFS/mnt" | grep -c '^[0-9]'
+	ns_dir_count mnt
 }
 
 @test "mounts equals the line count of /proc/PID/mountinfo, after mounting a tmpfs too" {

@@ -80,12 +80,12 @@ devices_inside() {
 }
 
 @test "100 network namespaces torn down in one cleanup batch all vanish" {
-	before=$(ls "$NSFS/net" | grep -c '^[0-9]')
+	before=$(ns_dir_count net)
 	for ((i = 0; i < 100; i++)); do
 		touch "$hold/$i"
 		unshare --net="$hold/$i" true
 	done
-	assert_equal "$(ls "$NSFS/net" | grep -c '^[0-9]')" $((before + 100))
+	assert_equal "$(ns_dir_count net)" $((before + 100))
 	umount "$hold"/*
-	wait_until 30 test "$(ls "$NSFS/net" | grep -c '^[0-9]')" -eq "$before"
+	wait_until 30 test "$(ns_dir_count net)" -eq "$before"
 }
