@@ -32,7 +32,10 @@ static int usage(void)
 	      "  rename OLD NEW | link OLD NEW | symlink TARGET PATH\n"
 	      "  mknod PATH | chmod PATH | chown PATH | truncate PATH\n"
 	      "  setxattr PATH | utimes PATH | open-write PATH\n"
-	      "  read PATH                        read(2) it whole\n",
+	      "  read PATH                        read(2) it whole\n"
+	      "  consistent PATH                  read it whole, a byte at a time,\n"
+	      "                                   with pread at every offset and\n"
+	      "                                   past the end: same content?\n",
 	      stderr);
 	return 2;
 }
@@ -62,6 +65,70 @@ static int do_read(const char *path)
 	if (n < 0)
 		return report(-1);
 	close(fd);
+	return 0;
+}
+
+/* Read @fd from its offset to the end, @chunk bytes a call, into @buf. */
+static ssize_t read_chunks(int fd, char *buf, size_t size, size_t chunk)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size) {
+		n = read(fd, buf + len, chunk < size - len ? chunk : size - len);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += n;
+	}
+	return len;
+}
+
+/*
+ * Whether every way of reading a file gives the same bytes: one big read,
+ * 1-byte reads, a 1-byte pread at every offset, and reads past the end,
+ * which must give 0 bytes. Prints "OK", an errno name, or what differs.
+ */
+static int do_consistent(const char *path)
+{
+	static char whole[1 << 16], bytes[1 << 16];
+	ssize_t len, len1, i;
+	char c;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	len = read_chunks(fd, whole, sizeof(whole), sizeof(whole));
+	if (len < 0)
+		return report(-1);
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return report(-1);
+	len1 = read_chunks(fd, bytes, sizeof(bytes), 1);
+	if (len1 < 0)
+		return report(-1);
+	if (len1 != len || memcmp(whole, bytes, len)) {
+		printf("1-byte reads differ: %zd bytes, not %zd\n", len1, len);
+		return 1;
+	}
+	for (i = 0; i < len; i++) {
+		if (pread(fd, &c, 1, i) != 1 || c != whole[i]) {
+			printf("pread at offset %zd differs\n", i);
+			return 1;
+		}
+	}
+	if (pread(fd, bytes, 16, len) != 0 || pread(fd, bytes, 16, len + 4096) != 0 ||
+	    lseek(fd, len + 100, SEEK_SET) != len + 100 || read(fd, bytes, 16) != 0) {
+		printf("reading past the end gives data\n");
+		return 1;
+	}
+	if (len && whole[len - 1] != '\n') {
+		printf("does not end in a newline\n");
+		return 1;
+	}
+	close(fd);
+	printf("OK\n");
 	return 0;
 }
 
@@ -110,6 +177,8 @@ int main(int argc, char **argv)
 		return report(open(argv[2], O_WRONLY));
 	if (!strcmp(op, "read"))
 		return do_read(argv[2]);
+	if (!strcmp(op, "consistent"))
+		return do_consistent(argv[2]);
 	if (argc >= 4) {
 		if (!strcmp(op, "rename"))
 			return report(rename(argv[2], argv[3]));

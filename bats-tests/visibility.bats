@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# Visibility: a mount shows what its mounter's namespaces may see, nothing
+# of the host's or of other users' containers.
+
+load helpers/common
+load helpers/ns
+
+teardown() {
+	ns_cleanup
+}
+
+# as_user UID CMD...: run CMD with UID and GID UID, no supplementary groups.
+as_user() {
+	local uid=$1
+	shift
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
+}
+
+# The script a container runs: mount namespacefs, make a child pid
+# namespace, then describe what the mount shows.
+CONTAINER='
+	d=$(mktemp -d)
+	mount -t namespacefs namespacefs "$d" || exit 1
+	unshare --fork --pid sleep 1000 &
+	for ((i = 0; i < 200; i++)); do
+		ls "$d/pid" | grep -q "^[0-9]" && break
+		read -rt 0.05 <> <(:) || :
+	done
+	echo "pid-inum $(cat "$d/pid/inum") $(readlink /proc/self/ns/pid)"
+	echo "user-inum $(cat "$d/user/inum") $(readlink /proc/self/ns/user)"
+	echo "procs $(tr "\n" " " <"$d/pid/procs")"
+	echo "reaper $(cat "$d/pid/reaper")"
+	for c in $(ls "$d/pid" | grep "^[0-9]"); do echo "pid-child $c $(cat "$d/pid/$c/reaper")"; done
+	for t in uts net ipc mnt cgroup time user; do
+		for c in $(ls "$d/$t" | grep "^[0-9]"); do echo "listed $t $c"; done
+	done
+	for probe in $PROBES; do
+		if stat "$d/$probe" >/dev/null 2>&1; then echo "found $probe"; else echo "absent $probe"; fi
+	done
+	grep -rqs -e nsfs-secret "$d" && echo "secret leaked"
+	kill %1
+	umount "$d"
+	exit 0'
+
+@test "an unprivileged container's mount shows its own pid namespace, its child, PIDs in its numbering" {
+	run as_user 1000 unshare --user --map-root-user --pid --fork --mount --mount-proc bash -c "$CONTAINER"
+	assert_success
+	# pid/ and user/ stand for the container's own namespaces.
+	assert_line --regexp '^pid-inum ([0-9]+) pid:\[\1\]$'
+	assert_line --regexp '^user-inum ([0-9]+) user:\[\1\]$'
+	# bash is PID 1 there; its child's init is PID 1 there too, and has a
+	# PID in the container's numbering as its reaper.
+	assert_line --regexp '^procs 1 '
+	assert_line "reaper 1"
+	assert_line --regexp '^pid-child [0-9]+ [0-9]+$'
+	refute_line --regexp '^pid-child [0-9]+ 0$'
+}
+
+@test "namespaces of the host and of another user are absent from readdir and lookup" {
+	spawn_in_ns uts unshare --uts --net bash -c 'hostname nsfs-secret-host; exec sleep 1000'
+	host_uts=$(ns_inum "$SPAWNED" uts)
+	host_net=$(ns_inum "$SPAWNED" net)
+	spawn unshare --fork --pid sleep 1000
+	host_pid=$(ns_inum "$(child_of "$SPAWNED")" pid)
+	spawn_in_ns user as_user 1001 unshare --user --map-root-user --uts bash -c 'hostname nsfs-secret-1001; exec sleep 1000'
+	other_uts=$(ns_inum "$SPAWNED" uts)
+	other_user=$(ns_inum "$SPAWNED" user)
+	wait_until 10 test "$(cat "$NSFS/uts/$other_uts/hostname" 2>/dev/null)" = nsfs-secret-1001
+
+	export PROBES="uts/$host_uts net/$host_net pid/$host_pid uts/$other_uts user/$other_user"
+	run as_user 1000 unshare --user --map-root-user --pid --fork --mount --mount-proc \
+		bash -c "$CONTAINER"
+	assert_success
+	for probe in "uts/$host_uts" "net/$host_net" "pid/$host_pid" "uts/$other_uts" "user/$other_user"; do
+		assert_line "absent $probe"
+	done
+	refute_line --regexp "^listed (uts|net|pid|user) ($host_uts|$host_net|$host_pid|$other_uts|$other_user)\$"
+	refute_line "secret leaked"
+	# The host's mount sees them all.
+	for probe in "uts/$host_uts" "net/$host_net" "pid/$host_pid" "uts/$other_uts" "user/$other_user"; do
+		assert_dir_exists "$NSFS/$probe"
+	done
+}
+
+@test "a container's own namespaces of the flat types are listed in its mount" {
+	export CONTAINER PROBES=
+	run as_user 1000 unshare --user --map-root-user --pid --fork --mount --mount-proc bash -c '
+		unshare --uts --net --ipc sleep 1000 &
+		for ((i = 0; i < 200; i++)); do
+			[ "$(readlink /proc/$!/ns/uts)" != "$(readlink /proc/self/ns/uts)" ] && break
+			read -rt 0.05 <> <(:) || :
+		done
+		readlink /proc/$!/ns/uts /proc/$!/ns/net
+		eval "$CONTAINER"'
+	assert_success
+	uts=$(sed -n 's/^uts:\[\([0-9]*\)\]$/\1/p' <<<"$output")
+	net=$(sed -n 's/^net:\[\([0-9]*\)\]$/\1/p' <<<"$output")
+	assert_line "listed uts $uts"
+	assert_line "listed net $net"
+}
+
+@test "mounting needs CAP_SYS_ADMIN over the user and the pid namespace" {
+	dir=$(mktemp -d)
+	chmod 777 "$dir"
+	# No namespaces at all.
+	run as_user 1000 fsop mount namespacefs "$dir" namespacefs
+	assert_output EPERM
+	# A user namespace only: the pid namespace is still the host's.
+	run as_user 1000 unshare --user --map-root-user --mount fsop mount namespacefs "$dir" namespacefs
+	assert_output EPERM
+	# User and pid namespaces, but the host's mount namespace.
+	run as_user 1000 unshare --user --map-root-user --pid --fork fsop mount namespacefs "$dir" namespacefs
+	assert_output EPERM
+	# All three: it works.
+	run as_user 1000 unshare --user --map-root-user --pid --fork --mount fsop mount namespacefs "$dir" namespacefs
+	assert_output OK
+	rmdir "$dir"
+}
