@@ -20,6 +20,10 @@
  *	"TIME CREATE|DELETE|OVERFLOW DIR NAME", TIME in seconds since the
  *	epoch as bash's $EPOCHREALTIME shows it. Prints "ready" first,
  *	once the watches are in place.
+ *   nstest hold TYPE N
+ *	Make N namespaces of TYPE (uts, ipc, net, mnt, cgroup, time, user,
+ *	pid) and hold each by an open nsfs file, with no process in it; print
+ *	"ready" and wait for a signal. For measuring memory per namespace.
  *   nstest setown
  *	Drop the last reference to a pid namespace with interrupts disabled:
  *	a child in a new pid namespace makes itself the owner (F_SETOWN) of
@@ -33,7 +37,9 @@
 #include <stdint.h>
 #include <poll.h>
 #include <sys/inotify.h>
+#include <errno.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -174,6 +180,83 @@ static int watch(int seconds, int ndirs, char **dirs)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	int flag;
+	const char *file;
+} hold_types[] = {
+	{ "uts", CLONE_NEWUTS, "uts" },
+	{ "ipc", CLONE_NEWIPC, "ipc" },
+	{ "net", CLONE_NEWNET, "net" },
+	{ "mnt", CLONE_NEWNS, "mnt" },
+	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },
+	{ "time", CLONE_NEWTIME, "time_for_children" },
+	{ "user", CLONE_NEWUSER, "user" },
+	{ "pid", CLONE_NEWPID, "pid_for_children" },
+};
+
+/* A child makes the namespace; the parent opens it through /proc. */
+static int hold_one(int flag, const char *file)
+{
+	int ready[2], done[2], status, fd = -1;
+	char path[64], c = 0;
+	pid_t child;
+
+	if (pipe(ready) || pipe(done))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		c = unshare(flag) ? 1 : 0;
+		if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) == 1 && c == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", child, file);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (write(done[1], &c, 1) != 1)
+		fd = -1;
+	waitpid(child, &status, 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+	return fd;
+}
+
+static int hold(const char *type, int n)
+{
+	struct rlimit rl = { .rlim_cur = n + 64, .rlim_max = n + 64 };
+	size_t t, ntypes = sizeof(hold_types) / sizeof(hold_types[0]);
+	int i;
+
+	for (t = 0; t < ntypes; t++)
+		if (!strcmp(type, hold_types[t].name))
+			break;
+	if (t == ntypes) {
+		fprintf(stderr, "nstest: hold: unknown type %s\n", type);
+		return 2;
+	}
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		perror("nstest: setrlimit");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (hold_one(hold_types[t].flag, hold_types[t].file) < 0) {
+			fprintf(stderr, "nstest: hold: namespace %d: %s\n", i,
+				strerror(errno));
+			return 1;
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -269,6 +352,8 @@ int main(int argc, char **argv)
 		return mntns_id(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "mq"))
 		return make_mq(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return hold(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "watch"))
 		return watch(atoi(argv[2]), argc - 3, argv + 3);
 	if (argc >= 4 && !strcmp(argv[1], "open-tree"))
