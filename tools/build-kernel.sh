@@ -1,0 +1,54 @@
+#!/bin/bash
+# build-kernel.sh FLAVOR: configure and build build/kernel-FLAVOR/arch/x86/boot/bzImage
+# from build/linux. FLAVOR is debug (base + namespacefs + debug fragments)
+# or lean (base + namespacefs).
+#
+# The configuration is redone only when a fragment or the tree's HEAD
+# changed since the last one (a stamp in the output directory); the build
+# itself is always run and left to Kbuild, which does nothing when nothing
+# changed.
+. "$(dirname "$0")/lib.sh"
+
+flavor=${1:?usage: build-kernel.sh debug|lean}
+read -ra fragments <<<"$(flavor_fragments "$flavor")"
+tree_require
+
+out=$BUILD/kernel-$flavor
+mkdir -p "$out"
+# Two builds in one output directory corrupt each other.
+exec 9>"$out/.lock"
+if ! flock -n 9; then
+	msg "kernel $flavor: waiting for another build in $out"
+	flock 9
+fi
+
+stamp=$out/.nsfs-config-stamp
+want=$({
+	for f in "${fragments[@]}"; do
+		printf '== %s\n' "$f"
+		cat "$f"
+	done
+	printf 'tree %s\n' "$(git -C "$TREE" rev-parse HEAD)"
+} | sha256sum | cut -d' ' -f1)
+if [[ ! -f $out/.config || $want != "$(cat "$stamp" 2>/dev/null)" ]]; then
+	msg "kernel $flavor: configuring from ${fragments[*]##*/} (log: $out/config.log)"
+	rm -f "$stamp"
+	tools/kconfig.sh "$TREE" "$out" "${fragments[@]}"
+	echo "$want" >"$stamp"
+fi
+
+image=$out/arch/x86/boot/bzImage
+log=$out/build.log
+before=$(stat -c %Y.%s "$image" 2>/dev/null || true)
+start=$SECONDS
+printf '==> kernel %s: building bzImage (log: %s) ... ' "$flavor" "$log" >&2
+if ! make -C "$TREE" O="$ROOT/$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
+	echo "FAILED after $(since "$start")" >&2
+	tail -n 30 "$log" >&2
+	die "kernel $flavor: build failed, full log in $log"
+fi
+if [[ $(stat -c %Y.%s "$image") == "$before" ]]; then
+	echo "up to date ($(since "$start"))" >&2
+else
+	echo "done ($(since "$start"))" >&2
+fi
