@@ -1,0 +1,88 @@
+# namespacefs: kernel source + series + config -> bzImage; tools + tests +
+# rootfs -> initramfs; QEMU -> TAP. `make help` lists the targets.
+#
+# The work is done by the scripts in tools/ and guest-rootfs/; each phase
+# does nothing when its inputs did not change.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.NOTPARALLEL:
+MAKEFLAGS += --no-print-directory
+
+# Command-line settings are handed to the scripts through the environment,
+# unexpanded ($(value ...)) and single-quoted, so that CMD='echo $$HOME'
+# reaches the guest as written.
+quote = '$(subst ','\'',$(1))'
+guest_env = NSFS_TESTS=$(call quote,$(value TESTS)) \
+	NSFS_CMD=$(call quote,$(value CMD)) \
+	NSFS_BATS_ARGS=$(call quote,$(value BATS_ARGS)) \
+	NSFS_TIMEOUT=$(call quote,$(TIMEOUT)) \
+	NSFS_KVM=$(call quote,$(KVM))
+
+check_kernel = $(or $(KERNEL),debug)
+run_kernel = $(or $(KERNEL),lean)
+run_mode = $(if $(value CMD),cmd,run)
+
+.PHONY: help check run series deps tree kernel tools initramfs clean distclean
+
+help:
+	@echo 'Targets:'
+	@echo '  make check       build everything that changed, boot the debug kernel, run the bats suite'
+	@echo '  make run         build the lean kernel and boot it to a shell, namespacefs mounted'
+	@echo '  make series      write the commits of build/linux since base to series/'
+	@echo '  make deps        install the Debian packages that are missing (apt-get)'
+	@echo '  make tree        extract the kernel into build/linux and apply series/'
+	@echo '  make kernel      configure and build the kernel (KERNEL=debug by default)'
+	@echo '  make tools       build tools/*.c for the guest and the host into build/tools/'
+	@echo '  make initramfs   build the guest root file system, build/initramfs.cpio.gz'
+	@echo '  make clean       remove the build output but keep the kernel tree build/linux'
+	@echo '  make distclean   remove build/, the kernel tree included'
+	@echo 'Settings:'
+	@echo '  TESTS="PATH ..." make check: run these bats files and directories instead of the suite'
+	@echo '  BATS_ARGS="..."  make check: more bats options, e.g. BATS_ARGS="--filter uts"'
+	@echo "  CMD='...'        make run: run this command in the guest, print its output, exit with its status"
+	@echo '  KERNEL=debug|lean  the kernel to build and boot (check: debug, run: lean)'
+	@echo '  TIMEOUT=SECONDS  kill a check or CMD run after this long (1800)'
+	@echo '  KVM=1            use -accel kvm instead of tcg'
+	@echo '  FORCE=1          make distclean: remove build/linux even if it holds work not in series/'
+	@echo 'Exit status of the guest run, which make reports as "Error N" (make itself exits 2):'
+	@echo '  1 a test failed, no test ran, or the guest ended early (CMD: the command'"'"'s status)'
+	@echo '  2 the guest timed out;  3 the console shows a kernel splat (see build/run/console.log)'
+
+deps:
+	@tools/deps.sh
+
+tree: deps
+	@tools/prepare-tree.sh
+
+kernel: tree
+	@tools/build-kernel.sh $(check_kernel)
+
+tools: deps
+	@tools/build-tools.sh
+
+initramfs: tree tools
+	@guest-rootfs/build.sh
+
+check: deps
+	@tools/prepare-tree.sh
+	@tools/build-kernel.sh $(check_kernel)
+	@tools/build-tools.sh
+	@guest-rootfs/build.sh
+	@$(guest_env) tools/guest-run.sh check $(check_kernel)
+
+run: deps
+	@tools/prepare-tree.sh
+	@tools/build-kernel.sh $(run_kernel)
+	@tools/build-tools.sh
+	@guest-rootfs/build.sh
+	@$(guest_env) tools/guest-run.sh $(run_mode) $(run_kernel)
+
+series:
+	@tools/series.sh
+
+clean:
+	@tools/clean.sh
+
+distclean:
+	@tools/clean.sh --all
