@@ -1655,8 +1655,9 @@ static struct libscols_table *new_table(const struct opts *o, const char *name,
 	if (!tb)
 		die("cannot create a table");
 	scols_table_set_name(tb, name);
-	scols_table_enable_json(tb, o->json);
+	/* The last format enabled wins: JSON over raw. */
 	scols_table_enable_raw(tb, o->raw);
+	scols_table_enable_json(tb, o->json);
 	scols_table_enable_noheadings(tb, o->noheadings);
 	for (size_t i = 0; i < n; i++) {
 		const struct coldesc *c = &cols[which[i]];
@@ -1729,6 +1730,7 @@ struct printer {
 	struct libscols_table *tb;
 	int cols[64];
 	size_t ncols;
+	bool flat;
 };
 
 static struct libscols_line *emit(struct printer *pr, struct ns *ns,
@@ -1736,7 +1738,7 @@ static struct libscols_line *emit(struct printer *pr, struct ns *ns,
 {
 	struct libscols_line *ln;
 
-	ln = scols_table_new_line(pr->tb, pr->o->list ? NULL : parent);
+	ln = scols_table_new_line(pr->tb, pr->flat ? NULL : parent);
 	if (!ln)
 		die("cannot create a table line");
 	for (size_t i = 0; i < pr->ncols; i++) {
@@ -1833,14 +1835,16 @@ static void emit_by_owner(struct printer *pr)
 
 static int cmd_tree(const struct opts *o, struct nsset *s)
 {
-	struct printer pr = { .o = o, .s = s };
+	struct printer pr = { .o = o, .s = s, .flat = true };
 	int tree_col = -1;
 
 	pr.ncols = parse_columns(o, ns_cols, NCOLS, ns_default_cols,
 				 sizeof(ns_default_cols) / sizeof(int), pr.cols);
 	load(s);
-	if (!o->list) {
+	/* Raw output is for scripts: a list, without tree drawing. */
+	if (!o->list && !(o->raw && !o->json)) {
 		tree_col = pr.cols[0];
+		pr.flat = false;
 		for (size_t i = 0; i < pr.ncols; i++)
 			if (pr.cols[i] == C_NS)
 				tree_col = C_NS;
