@@ -1081,9 +1081,8 @@ static void proc_load(struct nsset *s)
 		s->v[i]->procs_known = true;
 }
 
-/* Runs @fn in a child that joined the namespace of @ns. */
+/* The work of a child that joins a namespace to read its detail. */
 struct child_job {
-	struct nsset *s;
 	struct ns *ns;
 	pid_t member;
 	char out[4096];
@@ -1273,9 +1272,9 @@ static char *cgroup_of(pid_t pid)
 	return ret;
 }
 
-static void proc_detail(struct nsset *s, struct ns *ns)
+static void proc_detail(struct ns *ns)
 {
-	struct child_job job = { .s = s, .ns = ns };
+	struct child_job job = { .ns = ns };
 	pid_t member = ns->nprocs ? ns->procs[0] : 0;
 	char *t = NULL, *path;
 
@@ -1403,7 +1402,7 @@ static void load(struct nsset *s)
 		proc_load(s);
 		link_all(s);
 		for (size_t i = 0; i < s->n; i++)
-			proc_detail(s, s->v[i]);
+			proc_detail(s->v[i]);
 	} else {
 		fs_load(s);
 		link_all(s);
@@ -2135,6 +2134,13 @@ static void forget(struct watcher *w, size_t i, bool report)
 
 	if (report)
 		print_event(w, '-', k->type, k->inum, k->has_parent, k->parent);
+	/*
+	 * The watch on a gone directory may outlive it; drop it. Its
+	 * IN_IGNORED event frees the entry.
+	 */
+	for (size_t wd = 0; types[k->type].nested && wd < w->nwd; wd++)
+		if (w->wd[wd] && !strcmp(w->wd[wd]->path, k->path))
+			inotify_rm_watch(w->fd, (int)wd);
 	free(k->path);
 	w->k[i] = w->k[--w->nk];
 }
