@@ -431,7 +431,8 @@ static void parse_pids(struct ns *ns, const char *text)
 		ns->procs[ns->nprocs++] = (pid_t)v;
 		p = end;
 	}
-	qsort(ns->procs, ns->nprocs, sizeof(pid_t), cmp_pid);
+	if (ns->nprocs > 1)
+		qsort(ns->procs, ns->nprocs, sizeof(pid_t), cmp_pid);
 	ns->procs_known = true;
 }
 
@@ -693,7 +694,8 @@ static size_t list_ns_dirs(const char *path, struct dirent_num **out)
 		n++;
 	}
 	closedir(dir);
-	qsort(v, n, sizeof(*v), cmp_dirent_num);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_dirent_num);
 	*out = v;
 	return n;
 }
@@ -1076,7 +1078,9 @@ static void proc_load(struct nsset *s)
 		free(path);
 	}
 	for (size_t i = 0; i < s->n; i++)
-		qsort(s->v[i]->procs, s->v[i]->nprocs, sizeof(pid_t), cmp_pid);
+		if (s->v[i]->nprocs > 1)
+			qsort(s->v[i]->procs, s->v[i]->nprocs, sizeof(pid_t),
+			      cmp_pid);
 	for (size_t i = 0; i < s->n; i++)
 		s->v[i]->procs_known = true;
 }
@@ -1341,7 +1345,8 @@ static void proc_detail(struct ns *ns)
 
 static void link_all(struct nsset *s)
 {
-	qsort(s->v, s->n, sizeof(*s->v), cmp_ns);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_ns);
 	for (size_t i = 0; i < s->n; i++) {
 		struct ns *ns = s->v[i];
 
@@ -2301,6 +2306,16 @@ static int cmd_watch(const struct opts *o, struct nsset *s)
 		if (!w.nroots)
 			die("%s: the namespacefs mount went away", w.rootdir);
 	}
+	close(w.fd);
+	for (size_t i = 0; i < w.nwd; i++) {
+		if (w.wd[i])
+			free(w.wd[i]->path);
+		free(w.wd[i]);
+	}
+	free(w.wd);
+	for (size_t i = 0; i < w.nk; i++)
+		free(w.k[i].path);
+	free(w.k);
 	return 0;
 }
 
