@@ -42,7 +42,8 @@ devices_inside() {
 	pid=$SPAWNED
 	dir=$NSFS/net/$(ns_inum "$pid" net)
 	run cat "$dir/devices"
-	assert_output "1 lo down"
+	assert_line "1 lo down"
+	assert_output "$(devices_inside "$pid")"
 
 	nsenter -t "$pid" -n ip link set lo up
 	nsenter -t "$pid" -n ip link add nsfs-dummy0 type dummy

@@ -96,7 +96,7 @@ user_child_visible() {
 		d=$(mktemp -d) && mount -t namespacefs namespacefs "$d" || exit 1
 		nstest watch 60 "$d/uts" >/tmp/nsfs-notify/container &
 		until grep -qx ready /tmp/nsfs-notify/container; do read -rt 0.05 <> <(:) || :; done
-		unshare --uts bash -c "readlink /proc/self/ns/uts >/tmp/nsfs-notify/mine"
+		unshare --uts bash -c "readlink /proc/self/ns/uts >/tmp/nsfs-notify/mine; exec sleep 1000" &
 		until [ -e /tmp/nsfs-notify/host-done ]; do read -rt 0.05 <> <(:) || :; done
 		kill %1'
 	container=$SPAWNED
@@ -106,11 +106,12 @@ user_child_visible() {
 	wait_until 5 saw CREATE "$NSFS/uts" "$mine"
 
 	# The host's namespace, then a second one: once the host's watcher has
-	# the second, the work item is past the first for every mount.
-	unshare --uts true
-	unshare --uts true
-	wait_until 5 test "$(grep -c ' CREATE ' "$log")" -ge 3
-	host=$(grep ' CREATE ' "$log" | sed -n 2p | cut -d' ' -f4)
+	# the second, the work item is past the first for every mount. All
+	# are kept alive, so that no inode number is reused meanwhile.
+	spawn_in_ns uts unshare --uts sleep 1000
+	host=$(ns_inum "$SPAWNED" uts)
+	spawn_in_ns uts unshare --uts sleep 1000
+	wait_until 5 saw CREATE "$NSFS/uts" "$(ns_inum "$SPAWNED" uts)"
 	touch /tmp/nsfs-notify/host-done
 	wait_until 10 exited "$container"
 
