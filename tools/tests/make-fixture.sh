@@ -146,7 +146,9 @@ find "$root" -name .uid | while read -r f; do
 	for file in "$dir"/*; do
 		[[ -f $file && ! -L $file ]] || continue
 		chmod 0440 "$file"
-		[[ $as_root ]] && chown "$uid:$uid" "$file"
+		if [[ $as_root ]]; then
+			chown "$uid:$uid" "$file"
+		fi
 	done
 done
 find "$root" -type d -exec chmod 0555 {} +

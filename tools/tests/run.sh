@@ -15,7 +15,7 @@ expected=$here/expected
 update=
 [[ ${1-} == --update ]] && update=1
 
-work=$(mktemp -d)
+work=$(mktemp -d) || exit 1
 watch_pid=
 bg_pids=()
 cleanup() {
