@@ -8,6 +8,11 @@ teardown() {
 	ns_cleanup
 }
 
+# has_content FILE: FILE reads as something (its st_size is always 0).
+has_content() {
+	[ -n "$(cat "$1" 2>/dev/null)" ]
+}
+
 # The user namespace of PID, once it is DEPTH levels below the initial one.
 at_user_level() {
 	[ "$(cat "$(ns_dir user "$(ns_inum "$1" user)")/level" 2>/dev/null)" = "$2" ]
@@ -33,7 +38,7 @@ at_user_level() {
 	spawn_in_ns user unshare --user --map-user=1234 --map-group=2345 sleep 1000
 	pid=$SPAWNED
 	dir=$NSFS/user/$(ns_inum "$pid" user)
-	wait_until 10 test -s "$dir/gid_map"
+	wait_until 10 has_content "$dir/gid_map"
 	for map in uid_map gid_map projid_map; do
 		assert_equal "$(cat "$dir/$map")" "$(cat "/proc/$pid/$map")"
 	done
@@ -44,7 +49,7 @@ at_user_level() {
 }
 
 @test "creator, level and setgroups are right, and procs lists the members" {
-	spawn_in_ns user unshare --user --setgroups=deny --map-root-user sleep 1000
+	spawn_in_ns user unshare --user --setgroups=deny sleep 1000
 	pid=$SPAWNED
 	dir=$NSFS/user/$(ns_inum "$pid" user)
 	assert_equal "$(cat "$dir/creator")" 0
