@@ -42,7 +42,7 @@ help:
 	@echo '  BATS_ARGS="..."  make check: more bats options, e.g. BATS_ARGS="--filter uts"'
 	@echo "  CMD='...'        make run: run this command in the guest, print its output, exit with its status"
 	@echo '  KERNEL=debug|lean  the kernel to build and boot (check: debug, run: lean)'
-	@echo '  TIMEOUT=SECONDS  kill a check or CMD run after this long (1800)'
+	@echo '  TIMEOUT=SECONDS  kill a check or CMD run after this long (3600)'
 	@echo '  KVM=1            use -accel kvm instead of tcg'
 	@echo '  FORCE=1          make distclean: remove build/linux even if it holds work not in series/'
 	@echo 'Exit status of the guest run, which make reports as "Error N" (make itself exits 2):'

@@ -12,7 +12,7 @@
 #                   which run from the suite's copy in /tests/suite/
 #   NSFS_CMD        the command of cmd mode
 #   NSFS_BATS_ARGS  extra bats options, split at white space
-#   NSFS_TIMEOUT    seconds before check and cmd runs are killed (1800)
+#   NSFS_TIMEOUT    seconds before check and cmd runs are killed (3600)
 #   NSFS_KVM        1: -accel kvm instead of tcg
 #
 # Exit status: 0 success; 1 a test failed, no test ran, or the guest ended
@@ -24,7 +24,7 @@ mode=${1:?usage: guest-run.sh check|cmd|run debug|lean}
 flavor=${2:?usage: guest-run.sh check|cmd|run debug|lean}
 case $mode in check | cmd | run) ;; *) die "guest-run.sh: unknown mode '$mode'" ;; esac
 flavor_fragments "$flavor" >/dev/null
-timeout=${NSFS_TIMEOUT:-1800}
+timeout=${NSFS_TIMEOUT:-3600}
 [[ $timeout =~ ^[0-9]+$ ]] || die "TIMEOUT=$timeout: expected a number of seconds"
 
 kernel=$BUILD/kernel-$flavor/arch/x86/boot/bzImage
