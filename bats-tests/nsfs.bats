@@ -27,7 +27,7 @@ nsfs_dirs() {
 	local type
 	for type in cgroup ipc mnt net pid time user uts; do
 		echo "$type $(cat "$NSFS/$type/inum")"
-		find "$NSFS/$type" -mindepth 1 -type d -printf "$type %f\n"
+		find "$NSFS/$type" -mindepth 1 -type d | sed "s|.*/|$type |"
 	done | sort
 }
 

@@ -10,12 +10,6 @@ teardown() {
 	ns_cleanup
 }
 
-as_user() {
-	local uid=$1
-	shift
-	setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
-}
-
 @test "directories are 0555, files 0440, owned by the owning user namespace's creator" {
 	assert_equal "$(stat -c %a:%u:%g "$NSFS/pid")" 555:0:0
 	assert_equal "$(stat -c %a:%u:%g "$NSFS/pid/procs")" 440:0:0

@@ -9,13 +9,6 @@ teardown() {
 	ns_cleanup
 }
 
-# as_user UID CMD...: run CMD with UID and GID UID, no supplementary groups.
-as_user() {
-	local uid=$1
-	shift
-	setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
-}
-
 # The script a container runs: mount namespacefs, make a child pid
 # namespace, then describe what the mount shows.
 CONTAINER='
@@ -90,7 +83,8 @@ CONTAINER='
 			[ "$(readlink /proc/$!/ns/uts)" != "$(readlink /proc/self/ns/uts)" ] && break
 			read -rt 0.05 <> <(:) || :
 		done
-		readlink /proc/$!/ns/uts /proc/$!/ns/net
+		readlink /proc/$!/ns/uts
+		readlink /proc/$!/ns/net
 		eval "$CONTAINER"'
 	assert_success
 	uts=$(sed -n 's/^uts:\[\([0-9]*\)\]$/\1/p' <<<"$output")

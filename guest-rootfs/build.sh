@@ -102,7 +102,7 @@ add_program() {
 }
 
 # The skeleton.
-for d in /dev /proc /sys /run /mnt /usr/bin /usr/sbin /usr/lib /usr/lib64 /usr/local/bin /tests; do
+for d in /dev /proc /sys /run /mnt /usr/bin /usr/sbin /usr/lib /usr/lib64 /usr/local/bin /usr/local/sbin /tests; do
 	add_dir "$d"
 done
 add_dir /root 0700
@@ -117,6 +117,7 @@ add_link /lib usr/lib
 add_link /lib64 usr/lib64
 entries[/dev/console]="nod /dev/console 0600 0 0 c 5 1"
 add_file /init guest-rootfs/init 0755
+add_file /usr/local/sbin/examples guest-rootfs/examples 0755
 add_tree guest-rootfs/etc /etc
 
 # Programs, with bash as sh: busybox sh would run its own applets (its

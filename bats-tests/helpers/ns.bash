@@ -105,3 +105,12 @@ ns_dir() {
 has_ns_dir() {
 	[ -n "$(ns_dir "$1" "$2")" ]
 }
+
+# as_user UID CMD...: run CMD with UID and GID UID and no supplementary
+# groups. It replaces the (sub)shell that calls it, so that spawn's PID is
+# the program's: call it through run or spawn.
+as_user() {
+	local uid=$1
+	shift
+	exec setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
+}
