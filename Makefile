@@ -68,6 +68,9 @@ check: deps
 	@tools/prepare-tree.sh
 	@tools/build-kernel.sh $(check_kernel)
 	@tools/build-tools.sh
+	@tools/tests/run.sh >build/host-tests.log 2>&1 && \
+		echo "==> host tests of nsfs: $$(tail -n 1 build/host-tests.log) (log: build/host-tests.log)" || \
+		{ tail -n 30 build/host-tests.log; echo "==> host tests of nsfs failed: see build/host-tests.log"; exit 1; }
 	@guest-rootfs/build.sh
 	@$(guest_env) tools/guest-run.sh check $(check_kernel)
 
