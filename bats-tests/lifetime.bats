@@ -84,30 +84,15 @@ teardown() {
 	sibling=$(ns_inum "$(child_of "$SPAWNED")" pid)
 	assert_dir_exists "$NSFS/pid/$sibling"
 
-	run unshare --fork --pid --mount bash -c '
-		d=$(mktemp -d)
-		mount -t namespacefs namespacefs "$d" || exit 1
-		unshare --fork --pid sleep 1000 &
-		for ((i = 0; i < 200; i++)); do
-			ls "$d/pid" | grep -q "^[0-9]" && break
-			read -rt 0.05 <> <(:) || :
-		done
-		echo "inum $(cat "$d/pid/inum")"
-		echo "level $(cat "$d/pid/level")"
-		echo "reaper $(cat "$d/pid/reaper")"
-		echo "procs $(head -1 "$d/pid/procs")"
-		ls "$d/pid" | grep "^[0-9]" | sed "s/^/child /"
-		test -e "$d/pid/'"$sibling"'" && echo "sees the sibling"
-		kill %1
-		umount "$d" && rmdir "$d"
-		exit 0'
+	export PROBES="pid/$sibling"
+	run unshare --fork --pid --mount bash -c "$CONTAINER"
 	assert_success
-	assert_line --regexp '^inum [0-9]+$'
-	refute_line "inum $(ns_inum $$ pid)"
-	assert_line "level 1"
+	assert_line --regexp '^pid-inum ([0-9]+) pid:\[\1\]$'
+	refute_line --regexp "^pid-inum $(ns_inum $$ pid) "
+	assert_line "pid-level 1"
 	assert_line "reaper 1"
-	assert_line "procs 1"
-	assert_line --regexp '^child [0-9]+$'
-	refute_line "child $sibling"
-	refute_line "sees the sibling"
+	assert_line --regexp '^procs 1 '
+	assert_line --regexp '^pid-child [0-9]+ [0-9]+$'
+	refute_line --regexp "^pid-child $sibling "
+	assert_line "absent pid/$sibling"
 }

@@ -9,32 +9,6 @@ teardown() {
 	ns_cleanup
 }
 
-# The script a container runs: mount namespacefs, make a child pid
-# namespace, then describe what the mount shows.
-CONTAINER='
-	d=$(mktemp -d)
-	mount -t namespacefs namespacefs "$d" || exit 1
-	unshare --fork --pid sleep 1000 &
-	for ((i = 0; i < 200; i++)); do
-		ls "$d/pid" | grep -q "^[0-9]" && break
-		read -rt 0.05 <> <(:) || :
-	done
-	echo "pid-inum $(cat "$d/pid/inum") $(readlink /proc/self/ns/pid)"
-	echo "user-inum $(cat "$d/user/inum") $(readlink /proc/self/ns/user)"
-	echo "procs $(tr "\n" " " <"$d/pid/procs")"
-	echo "reaper $(cat "$d/pid/reaper")"
-	for c in $(ls "$d/pid" | grep "^[0-9]"); do echo "pid-child $c $(cat "$d/pid/$c/reaper")"; done
-	for t in uts net ipc mnt cgroup time user; do
-		for c in $(ls "$d/$t" | grep "^[0-9]"); do echo "listed $t $c"; done
-	done
-	for probe in $PROBES; do
-		if stat "$d/$probe" >/dev/null 2>&1; then echo "found $probe"; else echo "absent $probe"; fi
-	done
-	grep -rqs -e nsfs-secret "$d" && echo "secret leaked"
-	kill %1
-	umount "$d"
-	exit 0'
-
 @test "an unprivileged container's mount shows its own pid namespace, its child, PIDs in its numbering" {
 	run as_user 1000 unshare --user --map-root-user --pid --fork --mount --mount-proc bash -c "$CONTAINER"
 	assert_success

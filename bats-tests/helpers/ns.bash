@@ -114,3 +114,31 @@ as_user() {
 	shift
 	exec setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
 }
+
+# CONTAINER: the script a container runs (bash -c "$CONTAINER"): mount
+# namespacefs, make a child pid namespace, then describe what the mount
+# shows; for each path in $PROBES, say whether the mount has it.
+CONTAINER='
+	d=$(mktemp -d)
+	mount -t namespacefs namespacefs "$d" || exit 1
+	unshare --fork --pid sleep 1000 &
+	for ((i = 0; i < 200; i++)); do
+		ls "$d/pid" | grep -q "^[0-9]" && break
+		read -rt 0.05 <> <(:) || :
+	done
+	echo "pid-inum $(cat "$d/pid/inum") $(readlink /proc/self/ns/pid)"
+	echo "pid-level $(cat "$d/pid/level")"
+	echo "user-inum $(cat "$d/user/inum") $(readlink /proc/self/ns/user)"
+	echo "procs $(tr "\n" " " <"$d/pid/procs")"
+	echo "reaper $(cat "$d/pid/reaper")"
+	for c in $(ls "$d/pid" | grep "^[0-9]"); do echo "pid-child $c $(cat "$d/pid/$c/reaper")"; done
+	for t in uts net ipc mnt cgroup time user; do
+		for c in $(ls "$d/$t" | grep "^[0-9]"); do echo "listed $t $c"; done
+	done
+	for probe in $PROBES; do
+		if stat "$d/$probe" >/dev/null 2>&1; then echo "found $probe"; else echo "absent $probe"; fi
+	done
+	grep -rqs -e nsfs-secret "$d" && echo "secret leaked"
+	kill %1
+	umount "$d" && rmdir "$d"
+	exit 0'
