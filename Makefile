@@ -23,13 +23,14 @@ check_kernel = $(or $(KERNEL),debug)
 run_kernel = $(or $(KERNEL),lean)
 run_mode = $(if $(value CMD),cmd,run)
 
-.PHONY: help check run series deps tree kernel tools initramfs clean distclean
+.PHONY: help check run series deps tree kernel tools initramfs lint clean distclean
 
 help:
 	@echo 'Targets:'
 	@echo '  make check       build everything that changed, boot the debug kernel, run the bats suite'
 	@echo '  make run         build the lean kernel and boot it to a shell, namespacefs mounted'
 	@echo '  make series      write the commits of build/linux since base to series/'
+	@echo '  make lint        checkpatch --strict, kernel-doc -Wall and a W=1 C=2 (sparse) build of the series'
 	@echo '  make deps        install the Debian packages that are missing (apt-get)'
 	@echo '  make tree        extract the kernel into build/linux and apply series/'
 	@echo '  make kernel      configure and build the kernel (KERNEL=debug by default)'
@@ -63,6 +64,10 @@ tools: deps
 
 initramfs: tree tools
 	@guest-rootfs/build.sh
+
+lint: deps
+	@tools/prepare-tree.sh
+	@tools/lint.sh
 
 check: deps
 	@tools/prepare-tree.sh
