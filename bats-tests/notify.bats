@@ -166,7 +166,7 @@ user_child_visible() {
 	# Create: from just before unshare starts; delete: from the reaping of
 	# the namespace's last process (the event may come first: negative).
 	for kind in create delete; do
-		grep "^$kind " "$BATS_TEST_TMPDIR/latency" | sort -k2 -g |
+		grep "^$kind " "$BATS_TEST_TMPDIR/latency" | sort -k2 -n |
 			awk -v kind="$kind" '{ v[NR] = $2 } END { printf "# %s latency over %d events: median %.3f s, worst %.3f s\n", kind, NR, v[int((NR + 1) / 2)], v[NR] }' >&3
 	done
 	run awk '$2 >= 1 { print }' "$BATS_TEST_TMPDIR/latency"
