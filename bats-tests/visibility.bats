@@ -53,12 +53,14 @@ teardown() {
 	export CONTAINER PROBES=
 	run as_user 1000 unshare --user --map-root-user --pid --fork --mount --mount-proc bash -c '
 		unshare --uts --net --ipc sleep 1000 &
+		# Saved: the process substitution below sets $! too.
+		sleeper=$!
 		for ((i = 0; i < 200; i++)); do
-			[ "$(readlink /proc/$!/ns/uts)" != "$(readlink /proc/self/ns/uts)" ] && break
+			[ "$(readlink /proc/$sleeper/ns/uts)" != "$(readlink /proc/self/ns/uts)" ] && break
 			read -rt 0.05 <> <(:) || :
 		done
-		readlink /proc/$!/ns/uts
-		readlink /proc/$!/ns/net
+		readlink /proc/$sleeper/ns/uts
+		readlink /proc/$sleeper/ns/net
 		eval "$CONTAINER"'
 	assert_success
 	uts=$(sed -n 's/^uts:\[\([0-9]*\)\]$/\1/p' <<<"$output")
