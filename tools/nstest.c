@@ -282,48 +282,49 @@ static int threads(int n)
 	return 0;
 }
 
+/* Run @fn(@fd) in a child process; whether it exited with status 0. */
+static int in_child(int (*fn)(int), int fd)
+{
+	int status;
+	pid_t child;
+
+	child = fork();
+	if (child < 0) {
+		perror("nstest: fork");
+		return 0;
+	}
+	if (child == 0)
+		_exit(fn(fd));
+	return waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+/* As the init of the current pid namespace, become the owner of @fd. */
+static int own_fd(int fd)
+{
+	return fcntl(fd, F_SETOWN, getpid()) ? 1 : 0;
+}
+
 /* In a new pid namespace, make its init the owner of @fd, then exit. */
 static int setown_child(int fd)
 {
-	int status;
-	pid_t init;
-
 	if (unshare(CLONE_NEWPID)) {
 		perror("nstest: unshare");
 		return 1;
 	}
-	init = fork();
-	if (init < 0) {
-		perror("nstest: fork");
-		return 1;
-	}
-	if (init == 0)
-		_exit(fcntl(fd, F_SETOWN, getpid()) ? 1 : 0);
-	if (waitpid(init, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		return 1;
 	/* Exiting drops pid_for_children: the pipe's owner keeps the rest. */
-	return 0;
+	return in_child(own_fd, fd) ? 0 : 1;
 }
 
 static int setown(void)
 {
-	int pipefd[2], status;
-	pid_t child;
+	int pipefd[2];
 
 	if (pipe(pipefd)) {
 		perror("nstest: pipe");
 		return 1;
 	}
-	child = fork();
-	if (child < 0) {
-		perror("nstest: fork");
-		return 1;
-	}
-	if (child == 0)
-		_exit(setown_child(pipefd[0]));
-	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
+	if (!in_child(setown_child, pipefd[0])) {
 		fprintf(stderr, "nstest: the child failed\n");
 		return 1;
 	}
