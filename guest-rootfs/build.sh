@@ -18,6 +18,11 @@
 . "$(dirname "$0")/../tools/lib.sh"
 tree_require
 
+# Two runs at once would write the same files.
+mkdir -p "$BUILD"
+exec 8>"$BUILD/.initramfs.lock"
+flock 8
+
 gen=$BUILD/gen_init_cpio
 list=$BUILD/initramfs.list
 out=$BUILD/initramfs.cpio.gz

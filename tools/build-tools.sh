@@ -9,6 +9,11 @@
 # newer than it.
 . "$(dirname "$0")/lib.sh"
 
+# Two runs at once would write the same files.
+mkdir -p "$BUILD"
+exec 8>"$BUILD/.tools.lock"
+flock 8
+
 CFLAGS=(-std=c11 -Wall -Wextra -Werror -O2)
 guest_dir=$BUILD/tools/guest
 host_dir=$BUILD/tools/host

@@ -14,6 +14,10 @@
 #   NSFS_BATS_ARGS  extra bats options, split at white space
 #   NSFS_TIMEOUT    seconds before check and cmd runs are killed (3600)
 #   NSFS_KVM        1: -accel kvm instead of tcg
+#   NSFS_RUN_DIR    where the console log and results go (build/run); a
+#                   second directory lets two guests run at once
+#   NSFS_MEMORY     guest memory, as QEMU's -m takes it (1G lean, 2G debug)
+#   NSFS_EXAMPLES   0: cmd mode does not start the example containers
 #
 # Exit status: 0 success; 1 a test failed, no test ran, or the guest ended
 # early (in cmd mode: the command's own status); 2 the guest timed out;
@@ -32,7 +36,7 @@ initramfs=$BUILD/initramfs.cpio.gz
 [[ -f $kernel ]] || die "no $kernel: run 'make kernel KERNEL=$flavor'"
 [[ -f $initramfs ]] || die "no $initramfs: run 'make initramfs'"
 
-run=$BUILD/run
+run=${NSFS_RUN_DIR:-$BUILD/run}
 console=$run/console.log
 results=$run/results.tap
 mkdir -p "$run"
@@ -86,6 +90,7 @@ fi
 	printf 'TESTS=%q\n' "${guest_tests[*]}"
 	printf 'BATS_ARGS=%q\n' "${NSFS_BATS_ARGS-}"
 	printf 'ROWS=%q COLS=%q GUEST_TERM=%q\n' "$rows" "$cols" "$guest_term"
+	printf 'EXAMPLES=%q\n' "${NSFS_EXAMPLES:-1}"
 } >"$stage/etc/guest-run.conf"
 chmod -R u+rwX,go+rX,go-w "$stage"
 (cd "$stage" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort |
@@ -99,6 +104,7 @@ if [[ $flavor == debug ]]; then
 	append+=" panic_on_warn=1"
 	memory=2G
 fi
+memory=${NSFS_MEMORY:-$memory}
 [[ $mode == run ]] && append+=" quiet"
 accel=tcg
 [[ ${NSFS_KVM-} == 1 ]] && accel=kvm
