@@ -23,12 +23,14 @@ check_kernel = $(or $(KERNEL),debug)
 run_kernel = $(or $(KERNEL),lean)
 run_mode = $(if $(value CMD),cmd,run)
 
-.PHONY: help check run series deps tree kernel tools initramfs lint clean distclean
+.PHONY: help check run bench check-series series deps tree kernel tools initramfs lint clean distclean
 
 help:
 	@echo 'Targets:'
 	@echo '  make check       build everything that changed, boot the debug kernel, run the bats suite'
 	@echo '  make run         build the lean kernel and boot it to a shell, namespacefs mounted'
+	@echo '  make bench       benchmarks on the lean kernel and the same kernel unpatched (build/bench/)'
+	@echo '  make check-series  build and boot the kernel after each patch, and with each namespace type off (slow)'
 	@echo '  make series      write the commits of build/linux since base to series/'
 	@echo '  make lint        checkpatch --strict, kernel-doc -Wall and a W=1 C=2 (sparse) build of the series'
 	@echo '  make deps        install the Debian packages that are missing (apt-get)'
@@ -42,7 +44,7 @@ help:
 	@echo '  TESTS="PATH ..." make check: run these bats files and directories instead of the suite'
 	@echo '  BATS_ARGS="..."  make check: more bats options, e.g. BATS_ARGS="--filter uts"'
 	@echo "  CMD='...'        make run: run this command in the guest, print its output, exit with its status"
-	@echo '  KERNEL=debug|lean  the kernel to build and boot (check: debug, run: lean)'
+	@echo '  KERNEL=debug|lean|unpatched  the kernel to build and boot (check: debug, run: lean)'
 	@echo '  TIMEOUT=SECONDS  kill a check or CMD run after this long (3600)'
 	@echo '  KVM=1            use -accel kvm instead of tcg'
 	@echo '  FORCE=1          make distclean: remove build/linux even if it holds work not in series/'
@@ -85,6 +87,15 @@ run: deps
 	@tools/build-tools.sh
 	@guest-rootfs/build.sh
 	@$(guest_env) tools/guest-run.sh $(run_mode) $(run_kernel)
+
+bench:
+	@tools/deps.sh gnuplot-nox
+	@tools/prepare-tree.sh
+	@tools/bench.sh
+
+check-series: deps
+	@tools/prepare-tree.sh
+	@tools/check-series.sh
 
 series:
 	@tools/series.sh

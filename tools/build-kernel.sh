@@ -1,7 +1,8 @@
 #!/bin/bash
 # build-kernel.sh FLAVOR: configure and build build/kernel-FLAVOR/arch/x86/boot/bzImage
-# from build/linux. FLAVOR is debug (base + namespacefs + debug fragments)
-# or lean (base + namespacefs).
+# from build/linux. FLAVOR is debug (base + namespacefs + debug fragments),
+# lean (base + namespacefs) or unpatched (base only, built from a worktree
+# of build/linux at the tag `base`: the same kernel without the series).
 #
 # The configuration is redone only when a fragment or the tree's HEAD
 # changed since the last one (a stamp in the output directory); the build
@@ -9,9 +10,11 @@
 # changed.
 . "$(dirname "$0")/lib.sh"
 
-flavor=${1:?usage: build-kernel.sh debug|lean}
+flavor=${1:?usage: build-kernel.sh debug|lean|unpatched}
 read -ra fragments <<<"$(flavor_fragments "$flavor")"
 tree_require
+src=$TREE
+[[ $flavor == unpatched ]] && src=$(unpatched_tree)
 
 out=$BUILD/kernel-$flavor
 mkdir -p "$out"
@@ -28,12 +31,12 @@ want=$({
 		printf '== %s\n' "$f"
 		cat "$f"
 	done
-	printf 'tree %s\n' "$(git -C "$TREE" rev-parse HEAD)"
+	printf 'tree %s\n' "$(git -C "$src" rev-parse HEAD)"
 } | sha256sum | cut -d' ' -f1)
 if [[ ! -f $out/.config || $want != "$(cat "$stamp" 2>/dev/null)" ]]; then
 	msg "kernel $flavor: configuring from ${fragments[*]##*/} (log: $out/config.log)"
 	rm -f "$stamp"
-	tools/kconfig.sh "$TREE" "$out" "${fragments[@]}"
+	tools/kconfig.sh "$src" "$out" "${fragments[@]}"
 	echo "$want" >"$stamp"
 fi
 
@@ -42,7 +45,7 @@ log=$out/build.log
 before=$(stat -c %Y.%s "$image" 2>/dev/null || true)
 start=$SECONDS
 printf '==> kernel %s: building bzImage (log: %s) ... ' "$flavor" "$log" >&2
-if ! make -C "$TREE" O="$ROOT/$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
+if ! make -C "$src" O="$ROOT/$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
 	echo "FAILED after $(since "$start")" >&2
 	tail -n 30 "$log" >&2
 	die "kernel $flavor: build failed, full log in $log"

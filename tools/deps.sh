@@ -1,5 +1,7 @@
 #!/bin/bash
-# deps.sh: install the Debian packages the pipeline needs, if any is missing.
+# deps.sh [PACKAGE...]: install the Debian packages the pipeline needs, and
+# the ones named (a target's own, e.g. gnuplot-nox for `make bench`), if any
+# is missing.
 . "$(dirname "$0")/lib.sh"
 
 packages=(
@@ -7,6 +9,7 @@ packages=(
 	bats bats-assert bats-support bats-file
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache
 	libsmartcols-dev pkg-config gcc make git util-linux iproute2 jq sparse
+	"$@"
 )
 
 command -v dpkg-query >/dev/null ||

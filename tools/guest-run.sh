@@ -24,8 +24,8 @@
 # 3 the console shows a kernel splat.
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: guest-run.sh check|cmd|run debug|lean}
-flavor=${2:?usage: guest-run.sh check|cmd|run debug|lean}
+mode=${1:?usage: guest-run.sh check|cmd|run debug|lean|unpatched}
+flavor=${2:?usage: guest-run.sh check|cmd|run debug|lean|unpatched}
 case $mode in check | cmd | run) ;; *) die "guest-run.sh: unknown mode '$mode'" ;; esac
 flavor_fragments "$flavor" >/dev/null
 timeout=${NSFS_TIMEOUT:-3600}

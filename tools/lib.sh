@@ -18,7 +18,7 @@ SERIES_STAMP=$TREE/.git/nsfs-series-stamp
 # the tree's HEAD right after that: commits on top of it are local work
 SERIES_HEAD=$TREE/.git/nsfs-series-head
 KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz
-FLAVORS=(debug lean)
+FLAVORS=(debug lean unpatched)
 
 # The kernel's make must not inherit the flags and variables of the make
 # that runs these scripts (jobserver, V=, TESTS=, ...).
@@ -32,6 +32,8 @@ flavor_fragments() {
 	case $1 in
 	debug) echo kernel-config/base.config kernel-config/namespacefs.config kernel-config/debug.config ;;
 	lean) echo kernel-config/base.config kernel-config/namespacefs.config ;;
+	# lean without the series, for the benchmarks' comparisons
+	unpatched) echo kernel-config/base.config ;;
 	*) die "KERNEL=$1: expected one of: ${FLAVORS[*]}" ;;
 	esac
 }
@@ -69,6 +71,19 @@ series_stamp_write() {
 
 tree_require() {
 	[[ -d $TREE/.git ]] || die "no kernel tree in $TREE: run 'make tree' (or 'make check')"
+}
+
+# unpatched_tree: a git worktree of the tree at `base` (no series), for the
+# unpatched flavor; prints its path.
+unpatched_tree() {
+	local wt=$BUILD/linux-unpatched
+	if [[ ! -e $wt/.git ]]; then
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$ROOT/$wt" base >&2
+	elif [[ $(git -C "$wt" rev-parse HEAD) != "$(git -C "$TREE" rev-parse base)" ]]; then
+		git -C "$wt" checkout -q --detach base
+	fi
+	echo "$wt"
 }
 
 # Seconds since $1 (a $SECONDS value), for timings.
