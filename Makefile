@@ -74,6 +74,7 @@ lint: deps
 check: deps
 	@tools/prepare-tree.sh
 	@tools/build-kernel.sh $(check_kernel)
+	@tools/lint.sh $(check_kernel)
 	@tools/build-tools.sh
 	@tools/tests/run.sh >build/host-tests.log 2>&1 && \
 		echo "==> host tests of nsfs: $$(tail -n 1 build/host-tests.log) (log: build/host-tests.log)" || \

@@ -18,6 +18,8 @@
 #                   second directory lets two guests run at once
 #   NSFS_MEMORY     guest memory, as QEMU's -m takes it (1G lean, 2G debug)
 #   NSFS_EXAMPLES   0: cmd mode does not start the example containers
+#   NSFS_KERNEL_IMAGE  boot this bzImage instead of FLAVOR's (FLAVOR then
+#                   only sets the memory and the command line)
 #
 # Exit status: 0 success; 1 a test failed, no test ran, or the guest ended
 # early (in cmd mode: the command's own status); 2 the guest timed out;
@@ -31,7 +33,7 @@ flavor_fragments "$flavor" >/dev/null
 timeout=${NSFS_TIMEOUT:-3600}
 [[ $timeout =~ ^[0-9]+$ ]] || die "TIMEOUT=$timeout: expected a number of seconds"
 
-kernel=$BUILD/kernel-$flavor/arch/x86/boot/bzImage
+kernel=${NSFS_KERNEL_IMAGE:-$BUILD/kernel-$flavor/arch/x86/boot/bzImage}
 initramfs=$BUILD/initramfs.cpio.gz
 [[ -f $kernel ]] || die "no $kernel: run 'make kernel KERNEL=$flavor'"
 [[ -f $initramfs ]] || die "no $initramfs: run 'make initramfs'"

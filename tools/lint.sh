@@ -1,10 +1,11 @@
 #!/bin/bash
-# lint.sh: the gates the kernel community applies to the series.
+# lint.sh [FLAVOR]: the gates the kernel community applies to the series.
 #
 #   - scripts/checkpatch.pl --strict on every patch of series/;
 #   - scripts/kernel-doc -none -Wall on the files the series adds or changes
 #     in fs/namespacefs/ and on the registry;
-#   - fs/namespacefs/ and kernel/nstree.c built with W=1 and C=2 (sparse).
+#   - fs/namespacefs/ and kernel/nstree.c built with W=1 and C=2 (sparse),
+#     in the output directory of the kernel FLAVOR (debug by default).
 #
 # Exceptions, with their reasons:
 #   FILE_PATH_CHANGES  checkpatch asks "does MAINTAINERS need updating?" for
@@ -40,7 +41,9 @@ if ! "$TREE"/scripts/kernel-doc -none -Wall "${files[@]}" >"$work/kernel-doc.log
 	failed=1
 fi
 
-out=$ROOT/$BUILD/kernel-debug
+flavor=${1:-debug}
+flavor_fragments "$flavor" >/dev/null
+out=$ROOT/$BUILD/kernel-$flavor
 if [[ -f $out/.config ]]; then
 	msg "lint: W=1 C=2 (sparse) on fs/namespacefs/ and kernel/nstree.o"
 	make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" W=1 C=2 \
@@ -49,7 +52,7 @@ if [[ -f $out/.config ]]; then
 		failed=1
 	fi
 else
-	msg "lint: no configured kernel in $out: run 'make kernel' for the W=1 C=2 build"
+	msg "lint: no configured kernel in $out: run 'make kernel KERNEL=$flavor' for the W=1 C=2 build"
 	failed=1
 fi
 

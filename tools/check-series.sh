@@ -1,0 +1,145 @@
+#!/bin/bash
+# check-series.sh: is the series bisectable, and does it build without
+# each namespace type? Slow (about an hour on two cores); `make check-series`.
+#
+#   1. For each commit of build/linux since `base` (patch 1, 1-2, ..., all):
+#      check it out in a worktree (build/linux-check), build the lean
+#      kernel incrementally in one output directory (build/kernel-check,
+#      ccache), and boot it to the mount test below.
+#   2. With the whole series, the same with each of these off in turn:
+#      NAMESPACE_FS, UTS_NS, IPC_NS, USER_NS, PID_NS, NET_NS, TIME_NS,
+#      CGROUPS. There the mount test also checks that the type directories
+#      are exactly those of the types built in (mnt is always built in).
+#
+# The mount test runs in the guest (cmd mode of tools/guest-run.sh, run
+# directory build/check-series/run): namespacefs is registered and mounted
+# read-only at /sys/fs/namespaces, every directory lists and every file
+# reads, and a write fails; without NAMESPACE_FS, the type is not
+# registered and there is no /sys/fs/namespaces. Any kernel splat on the
+# console fails the step.
+#
+# Logs: build/check-series/<step>.build.log and <step>.boot.log; a summary
+# with each step's time in build/check-series/summary.
+. "$(dirname "$0")/lib.sh"
+tree_require
+
+work=$BUILD/check-series
+wt=$BUILD/linux-check
+out=$BUILD/kernel-check
+mkdir -p "$work" "$out"
+exec 7>"$work/.lock"
+flock -n 7 || die "check-series: another check-series is running"
+
+base=$(git -C "$TREE" rev-parse base)
+mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
+((${#commits[@]})) || die "check-series: no commits on top of base in $TREE"
+
+if [[ ! -e $wt/.git ]]; then
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$ROOT/$wt" "$base"
+fi
+
+tools/build-tools.sh
+guest-rootfs/build.sh
+
+# The guest side of the mount test. EXPECT: the type directories that
+# must exist, exactly ("" to skip that check); NSFS=0: namespacefs is
+# configured out.
+read -r -d '' mount_test <<'EOF' || true
+fail() { echo "FAIL: $*"; exit 1; }
+dir=/sys/fs/namespaces
+if [[ $NSFS == 0 ]]; then
+	grep -qw namespacefs /proc/filesystems && fail "namespacefs registered"
+	[[ -e $dir ]] && fail "$dir exists"
+	echo "ok: not registered, no $dir"
+	exit 0
+fi
+grep -qw namespacefs /proc/filesystems || fail "namespacefs not in /proc/filesystems"
+grep -q "^namespacefs $dir namespacefs ro[, ]" /proc/mounts ||
+	fail "not mounted read-only at $dir: $(grep namespacefs /proc/mounts)"
+if [[ -n $EXPECT ]]; then
+	have=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -type d -printf '%P\n' | sort | paste -sd' ')
+	want=$(tr ' ' '\n' <<<"$EXPECT" | sort | paste -sd' ')
+	[[ $have == "$want" ]] || fail "type directories: '$have', expected '$want'"
+fi
+dirs=0 files=0
+while IFS= read -r -d '' d; do
+	ls "$d" >/dev/null || fail "cannot list $d"
+	dirs=$((dirs + 1))
+done < <(find "$dir" -type d -print0)
+while IFS= read -r -d '' f; do
+	cat "$f" >/dev/null || fail "cannot read $f"
+	files=$((files + 1))
+done < <(find "$dir" -type f -print0)
+touch "$dir/x" 2>/dev/null && fail "a file could be created in $dir"
+echo "ok: mounted read-only, $dirs directories listed, $files files read"
+EOF
+
+# step NAME COMMIT NSFS EXPECT [FRAGMENT-LINES...]: build and boot one kernel.
+summary=$work/summary
+: >"$summary"
+failures=0
+step() {
+	local name=$1 commit=$2 nsfs=$3 expect=$4
+	shift 4
+	local start=$SECONDS frag=$work/$name.config blog=$work/$name.build.log
+	local status=0 sym
+
+	git -C "$wt" checkout -q --detach "$commit"
+	# The fragments, without the lines the step turns off.
+	{
+		cat kernel-config/base.config
+		((nsfs)) && cat kernel-config/namespacefs.config
+		for sym in "$@"; do printf '%s\n' "$sym"; done
+	} | awk -v off="$*" '
+		BEGIN { n = split(off, o, " "); for (i = 1; i <= n; i++) { sub(/=.*/, "", o[i]); drop[o[i]] = 1 } }
+		/^CONFIG_/ { s = $0; sub(/=.*/, "", s); if (s in drop && $0 !~ /=n$/) next }
+		{ print }' >"$frag"
+	printf '==> check-series: %-28s ' "$name" >&2
+	if ! tools/kconfig.sh "$wt" "$out" "$frag" >"$blog" 2>&1 ||
+		! make -C "$wt" O="$ROOT/$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" bzImage >>"$blog" 2>&1; then
+		echo "BUILD FAILED ($(since "$start"); $blog)" >&2
+		tail -n 20 "$blog" | sed 's/^/    /' >&2
+		printf '%s build-failed %s\n' "$name" "$(since "$start")" >>"$summary"
+		failures=$((failures + 1))
+		return
+	fi
+	local built=$((SECONDS - start))
+	NSFS_RUN_DIR=$work/run NSFS_EXAMPLES=0 NSFS_TIMEOUT=300 \
+		NSFS_CMD="NSFS=$nsfs EXPECT='$expect'"$'\n'"$mount_test" \
+		NSFS_KERNEL_IMAGE=$out/arch/x86/boot/bzImage \
+		tools/guest-run.sh cmd lean >"$work/$name.boot.log" 2>&1 || status=$?
+	cp "$work/run/console.log" "$work/$name.console.log" 2>/dev/null || true
+	if ((status)); then
+		echo "BOOT FAILED (status $status, built in $built s; $work/$name.boot.log)" >&2
+		sed 's/^/    /' "$work/$name.boot.log" | tail -n 20 >&2
+		printf '%s boot-failed %s\n' "$name" "$(since "$start")" >>"$summary"
+		failures=$((failures + 1))
+		return
+	fi
+	echo "ok (build $built s, total $(since "$start")): $(grep -a '^ok:' "$work/$name.boot.log" | head -n 1)" >&2
+	printf '%s ok %s\n' "$name" "$(since "$start")" >>"$summary"
+}
+
+total=$SECONDS
+n=0
+for c in "${commits[@]}"; do
+	n=$((n + 1))
+	step "$(printf 'patch-%02d' "$n")" "$c" 1 ""
+done
+
+all="cgroup ipc mnt net pid time user uts"
+# without TYPE: the expected directories without it
+without() { tr ' ' '\n' <<<"$all" | grep -vx "$1" | paste -sd' '; }
+head=${commits[-1]}
+step no-NAMESPACE_FS "$head" 0 "" "CONFIG_NAMESPACE_FS=n"
+step no-UTS_NS "$head" 1 "$(without uts)" "CONFIG_UTS_NS=n"
+step no-IPC_NS "$head" 1 "$(without ipc)" "CONFIG_IPC_NS=n"
+step no-USER_NS "$head" 1 "$(without user)" "CONFIG_USER_NS=n"
+step no-PID_NS "$head" 1 "$(without pid)" "CONFIG_PID_NS=n"
+step no-NET_NS "$head" 1 "$(without net)" "CONFIG_NET_NS=n"
+step no-TIME_NS "$head" 1 "$(without time)" "CONFIG_TIME_NS=n"
+step no-CGROUPS "$head" 1 "$(without cgroup)" "CONFIG_CGROUPS=n"
+
+msg "check-series: $((${#commits[@]} + 8)) kernels in $(since "$total"), $failures failed (summary: $summary)"
+((failures == 0))
