@@ -79,6 +79,7 @@ check: deps
 	@tools/tests/run.sh >build/host-tests.log 2>&1 && \
 		echo "==> host tests of nsfs: $$(tail -n 1 build/host-tests.log) (log: build/host-tests.log)" || \
 		{ tail -n 30 build/host-tests.log; echo "==> host tests of nsfs failed: see build/host-tests.log"; exit 1; }
+	@tools/build-selftests.sh
 	@guest-rootfs/build.sh
 	@$(guest_env) tools/guest-run.sh check $(check_kernel)
 

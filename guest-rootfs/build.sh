@@ -11,6 +11,7 @@
 #   /usr/lib...            the libraries ldd lists for them, the loader
 #   /usr/bin/bats, /usr/lib/bats-core, /usr/libexec/bats-core, /usr/lib/bats
 #   /usr/local/bin         build/tools/guest/*
+#   /usr/lib/kselftest     build/selftests/ (tools/build-selftests.sh), if built
 #   /tests/suite           bats-tests/
 #   /home/user1, user2     owned by uid 1000 and 1001; all else by root
 # and packs it with the kernel's usr/gen_init_cpio. The archive is rebuilt
@@ -147,6 +148,12 @@ done
 for tool in "$BUILD"/tools/guest/*; do
 	add_program "$tool" "/usr/local/bin/${tool##*/}"
 done
+# The kernel's namespace selftests, for bats-tests/selftests.bats.
+if [[ -d $BUILD/selftests ]]; then
+	for prog in "$BUILD"/selftests/*/*; do
+		add_program "$prog" "/usr/lib/kselftest/${prog#"$BUILD/selftests/"}"
+	done
+fi
 add_tree bats-tests /tests/suite
 
 # busybox applets, where no program provides the name.

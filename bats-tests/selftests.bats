@@ -1,0 +1,215 @@
+#!/usr/bin/env bats
+# The kernel's own selftests for namespaces and /proc, from the same tree
+# (tools/testing/selftests/{nsfs,timens,pid_namespace,proc}, built by
+# tools/build-selftests.sh, in the guest under /usr/lib/kselftest): the
+# series must not change how namespaces behaved before it.
+#
+# A selftest passes when it exits 0. It is skipped when it exits 4
+# (KSFT_SKIP), or exits 0 having skipped every check it reports, with the
+# reasons it printed. Anything else fails, with its output.
+#
+# Left out:
+#   proc/proc-tid0       stops itself with alarm(), which the guest's kernels
+#                        do not have (CONFIG_POSIX_TIMERS is off in
+#                        kernel-config/base.config, so alarm() fails with
+#                        ENOSYS): it loops until it is killed.
+#   timens/gettime_perf  a benchmark, not a test; not built.
+
+# No helper library is loaded: bats loads them again for each test, and
+# with them this file took 81 s in the lean guest instead of 54 s.
+
+KSELFTEST=/usr/lib/kselftest
+# Seconds a selftest may take before it counts as failed (the slowest,
+# proc/read, took 46 s on the debug kernel).
+KSELFTEST_TIMEOUT=300
+
+# flunk MESSAGE: fail the test, MESSAGE in its output.
+flunk() {
+	printf '%s\n' "$1" >&2
+	return 1
+}
+
+# skip_reasons: the reasons of the SKIP lines of $output ("ok 3 # SKIP
+# why", "#  SKIP  why"), each once, on one line with "; " between them.
+skip_reasons() {
+	local line words reasons=() seen=$'\n'
+	while IFS= read -r line; do
+		[[ $line =~ SKIP[[:space:]]+(.*)$ ]] || continue
+		read -ra words <<<"${BASH_REMATCH[1]}"
+		line=${words[*]}
+		[[ $seen == *$'\n'"$line"$'\n'* ]] && continue
+		seen+=$line$'\n'
+		reasons+=("$line")
+	done <<<"$output"
+	local IFS=';'
+	echo "${reasons[*]}" | sed 's/;/; /g'
+}
+
+# kselftest DIR/PROG [REASON]: run a selftest in the test's temporary
+# directory and pass, skip or fail by its exit status. REASON is the skip
+# reason for a program that exits 4 without printing one.
+kselftest() {
+	local prog=$KSELFTEST/$1 reason
+	if [ ! -x "$prog" ]; then
+		flunk "$prog is not in the guest: run tools/build-selftests.sh, then guest-rootfs/build.sh"
+		return
+	fi
+	cd "$BATS_TEST_TMPDIR" || return
+	run timeout "$KSELFTEST_TIMEOUT" "$prog"
+	case $status in
+	0)
+		if grep -qE '^# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:[1-9][0-9]* error:0' <<<"$output"; then
+			skip "every check skipped: $(skip_reasons)"
+		fi
+		;;
+	4)
+		reason=$(skip_reasons)
+		skip "${reason:-${2:-exit status 4 (KSFT_SKIP), no reason printed}}"
+		;;
+	124 | 143)
+		flunk "$(printf '%s was killed after %s s; its output:\n%s' "$1" "$KSELFTEST_TIMEOUT" "$output")"
+		;;
+	*)
+		flunk "$(printf '%s exited with status %s; its output:\n%s' "$1" "$status" "$output")"
+		;;
+	esac
+}
+
+teardown() {
+	cd /
+}
+
+@test "selftest nsfs/owner: NS_GET_USERNS gives a namespace's owner" {
+	kselftest nsfs/owner
+}
+
+@test "selftest nsfs/pidns: NS_GET_PARENT walks up pid namespaces" {
+	kselftest nsfs/pidns
+}
+
+@test "selftest pid_namespace/regression_enomem: fork in a pid namespace whose init is gone fails with ENOMEM" {
+	kselftest pid_namespace/regression_enomem
+}
+
+@test "selftest timens/timens: clocks are offset in a time namespace" {
+	kselftest timens/timens
+}
+
+@test "selftest timens/timerfd: timerfd honours time namespace offsets" {
+	kselftest timens/timerfd
+}
+
+# Skips every check where timer_create() fails with ENOSYS (no
+# CONFIG_POSIX_TIMERS), saying "Posix Clocks & timers are supported": the
+# selftest's message has the sense backwards.
+@test "selftest timens/timer: posix timers honour time namespace offsets" {
+	kselftest timens/timer
+}
+
+@test "selftest timens/clock_nanosleep: clock_nanosleep honours time namespace offsets" {
+	kselftest timens/clock_nanosleep
+}
+
+@test "selftest timens/procfs: /proc/uptime and timens_offsets in a time namespace" {
+	kselftest timens/procfs
+}
+
+@test "selftest timens/exec: a time namespace is entered at exec" {
+	kselftest timens/exec
+}
+
+@test "selftest timens/futex: futex timeouts in a time namespace" {
+	kselftest timens/futex
+}
+
+@test "selftest timens/vfork_exec: vfork and exec into a time namespace" {
+	kselftest timens/vfork_exec
+}
+
+@test "selftest proc/setns-dcache: setns to another net namespace refreshes /proc/self/net" {
+	kselftest proc/setns-dcache
+}
+
+@test "selftest proc/setns-sysvipc: setns to another ipc namespace refreshes /proc/sysvipc" {
+	kselftest proc/setns-sysvipc
+}
+
+@test "selftest proc/proc-multiple-procfs: two procfs mounts are distinct" {
+	kselftest proc/proc-multiple-procfs
+}
+
+@test "selftest proc/proc-subset-pid: a procfs mount with subset=pid" {
+	kselftest proc/proc-subset-pid
+}
+
+@test "selftest proc/proc-fsconfig-hidepid: hidepid through the new mount API" {
+	kselftest proc/proc-fsconfig-hidepid
+}
+
+@test "selftest proc/self: /proc/self gives the caller's tgid" {
+	kselftest proc/self
+}
+
+@test "selftest proc/thread-self: /proc/thread-self gives the caller's tgid and tid" {
+	kselftest proc/thread-self
+}
+
+@test "selftest proc/read: every file and link in /proc reads" {
+	kselftest proc/read
+}
+
+@test "selftest proc/fd-001-lookup: /proc/*/fd lookups" {
+	kselftest proc/fd-001-lookup
+}
+
+@test "selftest proc/fd-002-posix-eq: opening /proc/*/fd/* opens the same file" {
+	kselftest proc/fd-002-posix-eq
+}
+
+@test "selftest proc/fd-003-kthread: a kernel thread's fd directory is empty" {
+	kselftest proc/fd-003-kthread
+}
+
+@test "selftest proc/proc-2-is-kthread: a kernel thread is reported as one" {
+	kselftest proc/proc-2-is-kthread
+}
+
+@test "selftest proc/proc-self-isnt-kthread: a user program is not reported as a kernel thread" {
+	kselftest proc/proc-self-isnt-kthread
+}
+
+@test "selftest proc/proc-empty-vm: /proc/*/maps of a process without mappings" {
+	kselftest proc/proc-empty-vm
+}
+
+@test "selftest proc/proc-pid-vm: /proc/PID/maps of a one-page program" {
+	kselftest proc/proc-pid-vm
+}
+
+@test "selftest proc/proc-self-map-files-001: /proc/self/map_files" {
+	kselftest proc/proc-self-map-files-001
+}
+
+@test "selftest proc/proc-self-map-files-002: /proc/self/map_files at low addresses" {
+	kselftest proc/proc-self-map-files-002
+}
+
+@test "selftest proc/proc-self-syscall: /proc/self/syscall" {
+	kselftest proc/proc-self-syscall
+}
+
+@test "selftest proc/proc-self-wchan: /proc/self/wchan" {
+	kselftest proc/proc-self-wchan "no /proc/self/wchan in this kernel (the selftest exits 4 on ENOENT)"
+}
+
+@test "selftest proc/proc-loadavg-001: /proc/loadavg gives the last pid of the pid namespace" {
+	kselftest proc/proc-loadavg-001
+}
+
+@test "selftest proc/proc-uptime-001: /proc/uptime and CLOCK_BOOTTIME increase together" {
+	kselftest proc/proc-uptime-001
+}
+
+@test "selftest proc/proc-uptime-002: /proc/uptime increases across CPUs" {
+	kselftest proc/proc-uptime-002
+}
