@@ -1,6 +1,7 @@
 #!/bin/bash
-# check-series.sh: is the series bisectable, and does it build without
-# each namespace type? Slow (about an hour on two cores); `make check-series`.
+# check-series.sh [patches|configs]: is the series bisectable, and does it
+# build without each namespace type? Slow (about an hour on two cores);
+# `make check-series` does both parts, an argument only that one.
 #
 #   1. For each commit of build/linux since `base` (patch 1, 1-2, ..., all):
 #      check it out in a worktree (build/linux-check), build the lean
@@ -48,6 +49,7 @@ guest-rootfs/build.sh
 read -r -d '' mount_test <<'EOF' || true
 fail() { echo "FAIL: $*"; exit 1; }
 dir=/sys/fs/namespaces
+shopt -s nullglob
 if [[ $NSFS == 0 ]]; then
 	grep -qw namespacefs /proc/filesystems && fail "namespacefs registered"
 	[[ -e $dir ]] && fail "$dir exists"
@@ -58,7 +60,7 @@ grep -qw namespacefs /proc/filesystems || fail "namespacefs not in /proc/filesys
 grep -q "^namespacefs $dir namespacefs ro[, ]" /proc/mounts ||
 	fail "not mounted read-only at $dir: $(grep namespacefs /proc/mounts)"
 if [[ -n $EXPECT ]]; then
-	have=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -type d -printf '%P\n' | sort | paste -sd' ')
+	have=$(cd "$dir" && for d in */; do echo "${d%/}"; done | sort | paste -sd' ')
 	want=$(tr ' ' '\n' <<<"$EXPECT" | sort | paste -sd' ')
 	[[ $have == "$want" ]] || fail "type directories: '$have', expected '$want'"
 fi
@@ -121,25 +123,39 @@ step() {
 	printf '%s ok %s\n' "$name" "$(since "$start")" >>"$summary"
 }
 
+part=${1:-all}
+case $part in all | patches | configs) ;; *) die "usage: check-series.sh [patches|configs]" ;; esac
 total=$SECONDS
+steps=0
 n=0
 for c in "${commits[@]}"; do
 	n=$((n + 1))
+	[[ $part == configs ]] && continue
 	step "$(printf 'patch-%02d' "$n")" "$c" 1 ""
+	steps=$((steps + 1))
 done
 
 all="cgroup ipc mnt net pid time user uts"
 # without TYPE: the expected directories without it
 without() { tr ' ' '\n' <<<"$all" | grep -vx "$1" | paste -sd' '; }
 head=${commits[-1]}
-step no-NAMESPACE_FS "$head" 0 "" "CONFIG_NAMESPACE_FS=n"
-step no-UTS_NS "$head" 1 "$(without uts)" "CONFIG_UTS_NS=n"
-step no-IPC_NS "$head" 1 "$(without ipc)" "CONFIG_IPC_NS=n"
-step no-USER_NS "$head" 1 "$(without user)" "CONFIG_USER_NS=n"
-step no-PID_NS "$head" 1 "$(without pid)" "CONFIG_PID_NS=n"
-step no-NET_NS "$head" 1 "$(without net)" "CONFIG_NET_NS=n"
-step no-TIME_NS "$head" 1 "$(without time)" "CONFIG_TIME_NS=n"
-step no-CGROUPS "$head" 1 "$(without cgroup)" "CONFIG_CGROUPS=n"
+[[ $part == patches ]] && configs=() || configs=(
+	"no-NAMESPACE_FS 0 CONFIG_NAMESPACE_FS=n"
+	"no-UTS_NS 1 CONFIG_UTS_NS=n uts"
+	"no-IPC_NS 1 CONFIG_IPC_NS=n ipc"
+	"no-USER_NS 1 CONFIG_USER_NS=n user"
+	"no-PID_NS 1 CONFIG_PID_NS=n pid"
+	"no-NET_NS 1 CONFIG_NET_NS=n net"
+	"no-TIME_NS 1 CONFIG_TIME_NS=n time"
+	"no-CGROUPS 1 CONFIG_CGROUPS=n cgroup"
+)
+for c in "${configs[@]}"; do
+	read -r name nsfs off type <<<"$c"
+	expect=
+	[[ $type ]] && expect=$(without "$type")
+	step "$name" "$head" "$nsfs" "$expect" "$off"
+	steps=$((steps + 1))
+done
 
-msg "check-series: $((${#commits[@]} + 8)) kernels in $(since "$total"), $failures failed (summary: $summary)"
+msg "check-series: $steps kernels in $(since "$total"), $failures failed (summary: $summary)"
 ((failures == 0))
