@@ -806,6 +806,23 @@ static void raise_nofile(void)
 	}
 }
 
+/*
+ * Each namespace found through /proc is kept open (for its ioctls, and so
+ * that its inode number stays its own): running out of descriptors would
+ * silently drop namespaces, so it is an error.
+ */
+static void check_nofile(int err)
+{
+	struct rlimit rl;
+
+	if (err != EMFILE && err != ENFILE)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl.rlim_cur = 0;
+	die("--proc: out of file descriptors (%s; limit %llu): there are more namespaces than open files allowed; raise the limit (ulimit -n)",
+	    strerror(err), (unsigned long long)rl.rlim_cur);
+}
+
 static struct ns *proc_add_fd(struct nsset *s, int type, int fd,
 			      const char *path);
 
@@ -861,6 +878,8 @@ static struct ns *proc_add_fd(struct nsset *s, int type, int fd,
 		}
 	} else {
 		ufd = ioctl(fd, NS_GET_USERNS);
+		if (ufd < 0)
+			check_nofile(errno);
 		if (ufd >= 0) {
 			if (ioctl(ufd, NS_GET_OWNER_UID, &uid) == 0) {
 				ns->uid = uid;
@@ -875,6 +894,8 @@ static struct ns *proc_add_fd(struct nsset *s, int type, int fd,
 	}
 	if (types[type].nested) {
 		pfd = ioctl(fd, NS_GET_PARENT);
+		if (pfd < 0)
+			check_nofile(errno);
 		if (pfd >= 0) {
 			rel = proc_add_related(s, type, pfd);
 			if (rel) {
@@ -909,6 +930,7 @@ static struct ns *proc_add_path(struct nsset *s, int type, const char *path,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		*err = errno;
+		check_nofile(errno);
 		return NULL;
 	}
 	ns = proc_add_fd(s, type, fd, path);
@@ -1013,8 +1035,10 @@ static void proc_scan_mounts(struct nsset *s)
 			continue;
 		unescape_mountinfo(f[4]);
 		fd = open(f[4], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			check_nofile(errno);
 			continue;
+		}
 		type = type_by_flag(ioctl(fd, NS_GET_NSTYPE));
 		ns = type >= 0 ? proc_add_fd(s, type, fd, f[4]) : NULL;
 		if (!ns || ns->fd != fd)

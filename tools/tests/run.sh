@@ -371,6 +371,16 @@ for args in "--proc --owner" "--proc -l --output-all" "--proc containers"; do
 	fi
 done
 
+# Fewer descriptors than namespaces: an error, not a shorter list. The
+# hard limit is lowered too, as nsfs raises the soft one to it.
+if (ulimit -n 8 && "$nsfs" --proc -l >"$work/stdout" 2>"$work/stderr"); then
+	fail "--proc without enough descriptors fails" "exit status 0: $(wc -l <"$work/stdout") lines"
+elif grep -q "out of file descriptors" "$work/stderr"; then
+	pass "--proc without enough descriptors fails"
+else
+	fail "--proc without enough descriptors fails" "$(cat "$work/stderr")"
+fi
+
 if [[ $(id -u) == 0 ]] && command -v unshare >/dev/null &&
 	unshare --uts --pid --fork true 2>/dev/null; then
 	# unshare --fork ignores SIGTERM: cleanup kills it, and so the child.
