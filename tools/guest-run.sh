@@ -139,12 +139,22 @@ if [[ $mode == check ]]; then
 else
 	# Hold each line back until the next one arrives: the marker and the
 	# newline the guest put before it are not the command's output.
-	tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$results" | awk '
-		have && /^# guest-exit [0-9]+$/ { printf "%s", held; fflush(); have = 0; done = 1; next }
-		done { next }
-		have { print held; fflush() }
-		{ held = $0; have = 1 }
-		END { if (have) print held }' &
+	# A bash loop, not awk: mawk reads a pipe in blocks, so the output
+	# would come in bursts.
+	tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$results" | {
+		have=0 done=0 held=
+		while IFS= read -r line || [[ $line ]]; do
+			((done)) && continue
+			if ((have)) && [[ $line =~ ^#\ guest-exit\ [0-9]+$ ]]; then
+				printf '%s' "$held"
+				have=0 done=1
+				continue
+			fi
+			((have)) && printf '%s\n' "$held"
+			held=$line have=1
+		done
+		((have)) && printf '%s\n' "$held"
+	} &
 fi
 show_pid=$!
 qemu_status=0
