@@ -169,7 +169,7 @@ for t in uts ipc mnt cgroup time pid user net; do
 	# too, which the unpatched guest does not have (about 400 bytes a
 	# namespace): hold the mount namespaces with the same mounts as there.
 	remount=
-	if [[ $t == mnt ]] && mountpoint -q "$NSFS"; then
+	if [[ $t == mnt ]] && grep -q " $NSFS namespacefs " /proc/mounts; then
 		umount "$NSFS" && remount=1
 	fi
 	settle
