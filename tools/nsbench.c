@@ -49,6 +49,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "nstypes.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -57,19 +58,8 @@
 #define ALL_NS (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC | \
 		CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWTIME)
 
-static const struct {
-	const char *name;
-	int flag;
-	const char *file;
-} types[] = {
-	{ "uts", CLONE_NEWUTS, "uts" },
-	{ "ipc", CLONE_NEWIPC, "ipc" },
-	{ "net", CLONE_NEWNET, "net" },
-	{ "mnt", CLONE_NEWNS, "mnt" },
-	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },
-	{ "time", CLONE_NEWTIME, "time_for_children" },
-	{ "pid", CLONE_NEWPID, "pid_for_children" },
-	{ "user", CLONE_NEWUSER, "user" },
+static const struct ns_type types[] = {
+	NS_TYPE_ROWS,
 	{ "all", ALL_NS, NULL },
 	{ "fork", 0, NULL },
 };

@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "nstypes.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -180,20 +181,7 @@ static int watch(int seconds, int ndirs, char **dirs)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int flag;
-	const char *file;
-} hold_types[] = {
-	{ "uts", CLONE_NEWUTS, "uts" },
-	{ "ipc", CLONE_NEWIPC, "ipc" },
-	{ "net", CLONE_NEWNET, "net" },
-	{ "mnt", CLONE_NEWNS, "mnt" },
-	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },
-	{ "time", CLONE_NEWTIME, "time_for_children" },
-	{ "user", CLONE_NEWUSER, "user" },
-	{ "pid", CLONE_NEWPID, "pid_for_children" },
-};
+static const struct ns_type hold_types[] = { NS_TYPE_ROWS };
 
 /* A child makes the namespace; the parent opens it through /proc. */
 static int hold_one(int flag, const char *file)

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The eight namespace types for the tools that make namespaces: the name
+ * namespacefs and lsns use, the clone flag, and the file of /proc/PID/ns/
+ * that shows a namespace the process made with unshare(flag) (for pid
+ * and time, the one its children get).
+ */
+#ifndef NSTYPES_H
+#define NSTYPES_H
+
+#include <sched.h>
+
+struct ns_type {
+	const char *name;
+	int flag;
+	const char *file;
+};
+
+/* The initializers of a struct ns_type array, one a type. */
+#define NS_TYPE_ROWS							\
+	{ "uts", CLONE_NEWUTS, "uts" },					\
+	{ "ipc", CLONE_NEWIPC, "ipc" },					\
+	{ "net", CLONE_NEWNET, "net" },					\
+	{ "mnt", CLONE_NEWNS, "mnt" },					\
+	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },			\
+	{ "time", CLONE_NEWTIME, "time_for_children" },			\
+	{ "pid", CLONE_NEWPID, "pid_for_children" },			\
+	{ "user", CLONE_NEWUSER, "user" }
+
+#endif
