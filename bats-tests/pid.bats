@@ -4,10 +4,6 @@
 load helpers/common
 load helpers/ns
 
-has_threads() {
-	[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]
-}
-
 teardown() {
 	cd /
 	ns_cleanup

@@ -27,6 +27,12 @@
  *   nsbench readdir DIR REPS
  *	List DIR REPS times (opendir, readdir to the end) and print "ENTRIES
  *	SECONDS" with the median time of the listings.
+ *   nsbench read FILE REPS
+ *	Read FILE REPS times (open, read to the end in 64 KiB reads, close)
+ *	and print "BYTES SECONDS" with the median time of the reads.
+ *   nsbench sleepers N
+ *	Start N processes that sleep and die with this one, print "ready"
+ *	and wait for a signal.
  *   nsbench tree ROOT
  *	Walk a namespacefs mount and print one line a namespace, "TYPE INUM
  *	PARENT OWNER" (0 where there is none): the tree of all namespaces
@@ -531,6 +537,58 @@ static int list_dir(const char *path, int reps)
 	return 0;
 }
 
+static int read_file(const char *path, int reps)
+{
+	static char buf[65536];
+	double *t = calloc(reps, sizeof(double));
+	long long bytes = 0;
+	int i;
+
+	if (!t)
+		die("nsbench: calloc");
+	for (i = 0; i < reps; i++) {
+		double start = now();
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			die("nsbench: read: open");
+		bytes = 0;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			bytes += n;
+		if (n < 0)
+			die("nsbench: read");
+		close(fd);
+		t[i] = now() - start;
+	}
+	qsort(t, reps, sizeof(double), cmp_double);
+	printf("%lld %.6f\n", bytes, t[reps / 2]);
+	free(t);
+	return 0;
+}
+
+static int sleepers(long n)
+{
+	pid_t me = getpid();
+	long i;
+
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			die("nsbench: sleepers: fork");
+		if (p == 0) {
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != me)
+				_exit(1);
+			sleep_forever();
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 /* ---- tree ---- */
 
 static bool is_number(const char *s)
@@ -627,9 +685,14 @@ int main(int argc, char **argv)
 		return hold(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "readdir"))
 		return list_dir(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
+	if (argc == 4 && !strcmp(argv[1], "read"))
+		return read_file(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
+	if (argc == 3 && !strcmp(argv[1], "sleepers"))
+		return sleepers(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "tree"))
 		return tree(argv[2]);
 	fputs("usage: nsbench scenario | rate TYPE N | hold TYPE N"
-	      " | readdir DIR REPS | tree ROOT\n", stderr);
+	      " | readdir DIR REPS | read FILE REPS | sleepers N"
+	      " | tree ROOT\n", stderr);
 	return 2;
 }

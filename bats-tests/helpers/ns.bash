@@ -14,17 +14,32 @@ ns_inum() {
 	echo "${link%]}"
 }
 
+# ps_table: "PID PPID" for every process, from one pass over /proc (a
+# bash loop over thousands of processes takes minutes under emulation). The
+# command name is in parentheses and may hold spaces: fields are counted
+# from the last ") ".
+ps_table() {
+	local f=(/proc/[0-9]*/stat)
+	cat "${f[@]}" 2>/dev/null |
+		awk '{ match($0, /.*\) /); split(substr($0, RLENGTH + 1), f, " "); print $1, f[2] }'
+}
+
 # children_of PID: the PIDs whose parent is PID.
 children_of() {
-	local parent=$1 f stat fields
-	for f in /proc/[0-9]*/stat; do
-		stat=$(<"$f") 2>/dev/null || continue
-		# The command name is in parentheses and may hold spaces.
-		read -ra fields <<<"${stat##*) }"
-		[ "${fields[1]}" = "$parent" ] || continue
-		f=${f#/proc/}
-		echo "${f%/stat}"
-	done
+	ps_table | awk -v p="$1" '$2 == p { print $1 }'
+}
+
+# descendants_of PID: every process below PID, at any depth.
+descendants_of() {
+	ps_table | awk -v p="$1" '
+		{ kids[$2] = kids[$2] " " $1 }
+		END {
+			q[n = 1] = p
+			for (i = 1; i <= n; i++) {
+				m = split(kids[q[i]], k, " ")
+				for (j = 1; j <= m; j++) { q[++n] = k[j]; print k[j] }
+			}
+		}'
 }
 
 has_children() {
@@ -57,6 +72,11 @@ spawn() {
 	NS_PIDS+=("$SPAWNED")
 }
 
+# has_threads PID N: PID has N threads.
+has_threads() {
+	[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]
+}
+
 # in_new_ns PID TYPE: PID has left the test shell's namespace of TYPE.
 in_new_ns() {
 	local theirs
@@ -82,12 +102,18 @@ ns_cleanup() {
 	NS_PIDS=()
 }
 
+# kill_tree PID: stop PID and everything below it (again while new
+# processes turn up, so that none escapes by forking), then kill them all.
 kill_tree() {
-	local kid
-	for kid in $(children_of "$1"); do
-		kill_tree "$kid"
+	local all=() before=-1 round
+	kill -STOP "$1" 2>/dev/null || return 0
+	for round in 1 2 3 4 5; do
+		all=($(descendants_of "$1"))
+		[ "${#all[@]}" -gt "$before" ] || break
+		before=${#all[@]}
+		[ "$before" -eq 0 ] || kill -STOP "${all[@]}" 2>/dev/null || :
 	done
-	kill -KILL "$1" 2>/dev/null || :
+	kill -KILL "$1" "${all[@]}" 2>/dev/null || :
 	wait "$1" 2>/dev/null || :
 }
 
