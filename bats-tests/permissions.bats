@@ -74,6 +74,10 @@ teardown() {
 	spawn unshare --fork --pid sleep 1000
 	count=0
 	while read -r f; do
+		# members changes with every process that starts or exits, this
+		# test's own included; members.bats reads its stable lines at
+		# several read sizes.
+		[ "$f" != "$NSFS/members" ] || continue
 		run timeout 10 fsop consistent "$f"
 		[ "$output" = OK ] || fail "$f: $output"
 		count=$((count + 1))

@@ -48,6 +48,10 @@ valid() {
 		[[ $2 =~ ^([0-9]+\ [^\ ]+\ (up|down)\ ?)+$ ]] ;;
 	root)
 		[[ $2 == /* ]] ;;
+	members)
+		# Lines of PID, TGID and eight inode numbers, read as one.
+		local words=($2)
+		[[ $2 =~ ^[0-9]+(\ [0-9]+)*$ ]] && ((${#words[@]} % 10 == 0)) ;;
 	*)
 		false ;;
 	esac

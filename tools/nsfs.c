@@ -311,6 +311,7 @@ struct nsset {
 	unsigned int denied_files;
 	unsigned int denied_procs;
 	bool no_nsid;
+	bool members;		/* process lists came from the members file */
 };
 
 static size_t ns_hash(int type, uint64_t inum, size_t cap)
@@ -631,10 +632,12 @@ static bool fs_read_ns(struct nsset *s, struct ns *ns)
 			ns->has_inum = true;
 		}
 	}
-	t = fs_read(s, ns, "procs");
-	if (t) {
-		parse_pids(ns, t);
-		free(t);
+	if (!s->members) {
+		t = fs_read(s, ns, "procs");
+		if (t) {
+			parse_pids(ns, t);
+			free(t);
+		}
 	}
 	path = xasprintf("%s/id", ns->path);
 	if (stat(path, &st) == 0 || stat(ns->path, &st) == 0) {
@@ -739,8 +742,93 @@ static void fs_load_dir(struct nsset *s, int type, const char *path,
 	free(sub);
 }
 
+/*
+ * A line of the members file: "PID TGID" and the inode number of the task's
+ * namespace of each type, in the order of enum nstype (the root directory's
+ * order), 0 where the mount does not show it.
+ */
+struct member {
+	pid_t pid, tgid;
+	uint64_t inum[NTYPES];
+};
+
+/* Parses a line of the members file; false unless it is well formed. */
+static bool parse_member(char *line, struct member *m)
+{
+	char *field, *save = NULL;
+	uint64_t v[NTYPES + 2];
+	int n = 0;
+
+	for (field = strtok_r(line, " \n", &save); field;
+	     field = strtok_r(NULL, " \n", &save)) {
+		if (n == NTYPES + 2 || !all_digits(field) ||
+		    !parse_u64(field, &v[n]))
+			return false;
+		n++;
+	}
+	if (n != NTYPES + 2 || !v[0] || v[0] > INT_MAX || !v[1] ||
+	    v[1] > INT_MAX)
+		return false;
+	m->pid = (pid_t)v[0];
+	m->tgid = (pid_t)v[1];
+	for (int t = 0; t < NTYPES; t++)
+		m->inum[t] = v[t + 2];
+	return true;
+}
+
+/*
+ * Opens the members file at the root of the mount, which lists every task
+ * with its namespaces in one read: much cheaper than a procs file per
+ * namespace, each of which may walk every process. NULL if there is none
+ * (an older kernel, a copy) or it may not be read.
+ */
+static FILE *fs_open_members(struct nsset *s)
+{
+	char *path = xasprintf("%s/members", s->rootdir);
+	FILE *f = fopen(path, "re");
+
+	if (!f && (errno == EACCES || errno == EPERM))
+		s->denied_files++;
+	free(path);
+	return f;
+}
+
+/* Gives each namespace its processes from the members file. */
+static void fs_read_members(struct nsset *s, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	struct member m;
+	unsigned long lineno = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		if (!parse_member(line, &m))
+			die("%s/members:%lu: not a line of the members file",
+			    s->rootdir, lineno);
+		if (m.pid != m.tgid)
+			continue;
+		for (int t = 0; t < NTYPES; t++) {
+			struct ns *ns = m.inum[t] ? ns_find(s, t, m.inum[t]) :
+						    NULL;
+
+			/* The file is in PID order: each list stays sorted. */
+			if (ns)
+				add_pid(ns, m.pid);
+		}
+	}
+	if (ferror(f))
+		die("%s/members: %s", s->rootdir, strerror(errno));
+	free(line);
+	for (size_t i = 0; i < s->n; i++)
+		s->v[i]->procs_known = true;
+}
+
 static void fs_load(struct nsset *s)
 {
+	FILE *members = fs_open_members(s);
+
+	s->members = members;
 	for (int t = 0; t < NTYPES; t++) {
 		char *path = xasprintf("%s/%s", s->rootdir, types[t].name);
 		struct stat st;
@@ -748,6 +836,10 @@ static void fs_load(struct nsset *s)
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			fs_load_dir(s, t, path, NULL, true, 0);
 		free(path);
+	}
+	if (members) {
+		fs_read_members(s, members);
+		fclose(members);
 	}
 }
 

@@ -192,6 +192,53 @@ check_jq "the containers JSON is valid" \
 	'.containers | map(.name) == ["web1", "db1"] and
 	 .[0].pids == [50000010, 50000011]' --root "$fx" containers -J
 
+echo "# the members file"
+# members_of DIR: the members file that namespacefs would give for the tree
+# in DIR, made from its procs files (threads are the processes themselves).
+members_of() {
+	local dir=$1 f type inum pid
+	for f in $(find "$dir" -name procs); do
+		type=${f#"$dir"/}
+		type=${type%%/*}
+		inum=$(<"${f%/procs}/inum")
+		while read -r pid; do
+			echo "$pid $type $inum"
+		done <"$f"
+	done | awk '
+		BEGIN { split("cgroup ipc mnt net pid time user uts", t, " ")
+			for (i = 1; i <= 8; i++) col[t[i]] = i }
+		{ ns[$1, col[$2]] = $3; pids[$1] = 1 }
+		END { for (p in pids) {
+			line = p " " p
+			for (i = 1; i <= 8; i++)
+				line = line " " ((p, i) in ns ? ns[p, i] : 0)
+			print line } }' | sort -n
+}
+mfx=$work/members-fixture
+cp -a "$fx" "$mfx"
+members_of "$mfx" >"$mfx/members"
+for f in $(find "$mfx" -name procs); do
+	# Process lists must come from the members file alone.
+	echo 99 >"$f"
+done
+out=$("$nsfs" --root "$mfx" -o NS,TYPE,ID,NPROCS,PID,PARENT,OWNER,LEVEL,DETAIL \
+	2>&1 | sed -e "s|$mfx|FIXTURE|g")
+if diff -u <(expand "$expected/tree.out") <(cat <<<"$out") >"$work/diff"; then
+	pass "process counts come from the members file when there is one"
+else
+	fail "process counts come from the members file when there is one" \
+		"$(cat "$work/diff")"
+fi
+# A thread of web1's init: a task of the namespaces, not a process.
+awk '{ print } $1 == 50000010 { $1 = 50000012; print }' "$mfx/members" |
+	sort -n >"$work/members" && cp "$work/members" "$mfx/members"
+check_jq "a thread in the members file is not counted as a process" \
+	'[.. | objects | select(.ns == 4026532290)][0].nprocs == 2' \
+	--root "$mfx" -J
+echo "50000001 50000001 1.5 0 0 0 0 0 0 0" >>"$mfx/members"
+check_exit "a malformed members file is an error, not a guess" 1 \
+	"members:[0-9]+: not a line of the members file" --root "$mfx"
+
 echo "# errors"
 mkdir "$work/empty"
 check_exit "a directory that is not namespacefs is refused" 1 \
