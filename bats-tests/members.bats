@@ -14,11 +14,7 @@ teardown() {
 # spawn_sleepers N: start N idle processes, children of SPAWNED, and wait
 # until all of them run.
 spawn_sleepers() {
-	local out=$BATS_TEST_TMPDIR/sleepers
-	nsbench sleepers "$1" >"$out" 2>&1 </dev/null 3>&- &
-	SPAWNED=$!
-	NS_PIDS+=("$SPAWNED")
-	wait_until 300 grep -qx ready "$out"
+	spawn_ready nsbench sleepers "$1"
 }
 
 # check_members FILE: every line of FILE (a members file of the initial

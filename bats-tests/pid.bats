@@ -83,3 +83,34 @@ teardown() {
 	sort -nc "$NSFS/pid/procs"
 	assert_equal "$(sort -n "$NSFS/pid/tasks" | uniq -d)" ""
 }
+
+# leaf_cost TYPE CMD...: spawn CMD, which makes a namespace of TYPE with
+# one child and ends in that child, then time listing the parent's
+# directory before and after 3000 other namespaces of TYPE are made.
+leaf_cost() {
+	local type=$1 inner dir before after n1 n2
+	shift
+	spawn "$@"
+	wait_until 10 eval 'inner=$(descendant "$SPAWNED" 2) && in_new_ns "$inner" "$type"'
+	inner=$(ns_inum "$inner" "$type")
+	dir=$(ns_dir "$type" "$inner")
+	[ -n "$dir" ] || fail "no directory for $type $inner"
+	dir=${dir%/*}
+	read -r n1 before < <(nsbench readdir "$dir" 201)
+	spawn_ready nsbench hold "$type" 3000
+	read -r n2 after < <(nsbench readdir "$dir" 201)
+	echo "# $type directory with one child: $before s, $after s with 3000 more $type namespaces" >&3
+	assert_equal "$n2" "$n1"
+	# A walk that goes on past the last child to the end of the type
+	# grows with the 3000.
+	awk -v a="$after" -v b="$before" 'BEGIN { exit !(a < 1.5 * b) }' ||
+		fail "listing grew from $before s to $after s"
+}
+
+@test "listing a pid directory costs the same however many other pid namespaces exist" {
+	leaf_cost pid unshare -fp unshare -fp sleep 1000
+}
+
+@test "listing a user directory costs the same however many other user namespaces exist" {
+	leaf_cost user unshare -U --fork unshare -U --fork sleep 1000
+}

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,11 @@ static int usage(void)
 	      "  read PATH                        read(2) it whole\n"
 	      "  consistent PATH                  read it whole, a byte at a time,\n"
 	      "                                   with pread at every offset and\n"
-	      "                                   past the end: same content?\n",
+	      "                                   past the end: same content?\n"
+	      "  consistent-live PATH             the same for a file of one line\n"
+	      "                                   per task, whose tasks come and\n"
+	      "                                   go: every line of two whole reads\n"
+	      "                                   is in 1- and 7-byte reads\n",
 	      stderr);
 	return 2;
 }
@@ -132,6 +137,124 @@ static int do_consistent(const char *path)
 	return 0;
 }
 
+/* Read @path whole, @chunk bytes a call, into @buf; -1 on error. */
+static ssize_t read_path(const char *path, char *buf, size_t size,
+			 size_t chunk)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t len;
+	char c;
+
+	if (fd < 0)
+		return -1;
+	len = read_chunks(fd, buf, size, chunk);
+	if (len >= 0 && read(fd, &c, 1) != 0)
+		len = -2;	/* more than fits, or data past the end */
+	close(fd);
+	return len;
+}
+
+/*
+ * Whether @buf holds whole lines whose first fields are numbers in strictly
+ * increasing order (a record per task, by PID). Prints what is wrong.
+ */
+static bool ordered_lines(const char *what, const char *buf, ssize_t len)
+{
+	long long last = 0, nr;
+	const char *p = buf, *end = buf + len;
+	char *num_end;
+
+	if (len && buf[len - 1] != '\n') {
+		printf("%s: does not end in a newline\n", what);
+		return false;
+	}
+	while (p < end) {
+		nr = strtoll(p, &num_end, 10);
+		if (num_end == p || nr <= last) {
+			printf("%s: line at offset %td is out of order or no record\n",
+			       what, p - buf);
+			return false;
+		}
+		last = nr;
+		p = memchr(p, '\n', end - p) + 1;
+	}
+	return true;
+}
+
+/* Whether @line, @n bytes ending in a newline, is a line of @buf. */
+static bool has_line(const char *buf, ssize_t len, const char *line,
+		     ssize_t n)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end && (p = memmem(p, end - p, line, n))) {
+		if (p == buf || p[-1] == '\n')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* Whether every line of @a that is also in @b is in @c. */
+static bool has_common_lines(const char *what, const char *a, ssize_t alen,
+			     const char *b, ssize_t blen, const char *c,
+			     ssize_t clen)
+{
+	const char *p, *nl, *end = a + alen;
+
+	for (p = a; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (has_line(b, blen, p, nl - p + 1) &&
+		    !has_line(c, clen, p, nl - p + 1)) {
+			printf("%s: a line of both whole reads is missing: %.*s\n",
+			       what, (int)(nl - p), p);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * do_consistent() for a file of one record per task: its content changes
+ * whenever a task starts or exits, so the reads cannot be compared whole.
+ * Every read must be whole lines in PID order, and every line of two whole
+ * reads, one before and one after, must be in the 1-byte and 7-byte reads.
+ */
+static int do_consistent_live(const char *path)
+{
+	static char first[1 << 20], last[1 << 20], bytes[1 << 20];
+	static const size_t chunks[] = { 1, 7 };
+	ssize_t flen, llen, blen;
+	char what[32];
+	size_t i;
+
+	flen = read_path(path, first, sizeof(first), sizeof(first));
+	for (i = 0; i < 2; i++) {
+		if (flen < 0)
+			break;
+		blen = read_path(path, bytes, sizeof(bytes), chunks[i]);
+		llen = read_path(path, last, sizeof(last), sizeof(last));
+		if (blen < 0 || llen < 0) {
+			flen = blen < 0 ? blen : llen;
+			break;
+		}
+		snprintf(what, sizeof(what), "%zu-byte reads", chunks[i]);
+		if (!ordered_lines("one read", first, flen) ||
+		    !ordered_lines(what, bytes, blen) ||
+		    !has_common_lines(what, first, flen, last, llen, bytes,
+				      blen))
+			return 1;
+	}
+	if (flen == -2) {
+		printf("larger than 1 MiB, or data past the end\n");
+		return 1;
+	}
+	if (flen < 0)
+		return report(-1);
+	printf("OK\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op;
@@ -179,6 +302,8 @@ int main(int argc, char **argv)
 		return do_read(argv[2]);
 	if (!strcmp(op, "consistent"))
 		return do_consistent(argv[2]);
+	if (!strcmp(op, "consistent-live"))
+		return do_consistent_live(argv[2]);
 	if (argc >= 4) {
 		if (!strcmp(op, "rename"))
 			return report(rename(argv[2], argv[3]));

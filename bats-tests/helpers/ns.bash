@@ -72,6 +72,19 @@ spawn() {
 	NS_PIDS+=("$SPAWNED")
 }
 
+# spawn_ready CMD...: spawn CMD, which prints "ready" once it is set up
+# (nsbench sleepers, nsbench hold), and wait up to 300 s for that.
+spawn_ready() {
+	local out=$BATS_TEST_TMPDIR/ready.$RANDOM
+	"$@" >"$out" 2>&1 </dev/null 3>&- &
+	SPAWNED=$!
+	NS_PIDS+=("$SPAWNED")
+	wait_until 300 grep -qx ready "$out" || {
+		cat "$out" >&2
+		return 1
+	}
+}
+
 # has_threads PID N: PID has N threads.
 has_threads() {
 	[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]
