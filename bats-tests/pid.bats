@@ -112,5 +112,5 @@ leaf_cost() {
 }
 
 @test "listing a user directory costs the same however many other user namespaces exist" {
-	leaf_cost user unshare -U --fork unshare -U --fork sleep 1000
+	leaf_cost user unshare -Ur --fork unshare -Ur --fork sleep 1000
 }
