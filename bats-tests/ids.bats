@@ -49,3 +49,34 @@ teardown() {
 	assert_output ""
 	[ "$(find "$NSFS" -name id -type f | wc -l)" -ge 3 ]
 }
+
+@test "the initial namespaces have upstream's fixed ids, later ones come after them" {
+	local type want
+	declare -A fixed=([ipc]=1 [uts]=2 [user]=3 [pid]=4 [cgroup]=5
+		[time]=6 [net]=7 [mnt]=8)
+	for type in "${!fixed[@]}"; do
+		want=${fixed[$type]}
+		# PID 1 of the guest runs in the initial namespaces.
+		run nsid "/proc/1/ns/$type"
+		assert_output "$type:[$(ns_inum 1 "$type")] $want"
+		[ "$(ns_inum $$ "$type")" != "$(ns_inum 1 "$type")" ] ||
+			assert_equal "$(cat "$NSFS/$type/id")" "$want"
+	done
+	spawn_in_ns uts unshare --uts sleep 1000
+	[ "$(cat "$NSFS/uts/$(ns_inum "$SPAWNED" uts)/id")" -gt 8 ]
+}
+
+@test "a mount namespace's id is its mntns_id, as NS_GET_MNTNS_ID gives it" {
+	spawn_in_ns mnt unshare --mount sleep 1000
+	dir=$NSFS/mnt/$(ns_inum "$SPAWNED" mnt)
+	assert_equal "$(cat "$dir/id")" "$(nstest mntns-id "/proc/$SPAWNED/ns/mnt")"
+	assert_equal "$(cat "$dir/id")" "$(cat "$dir/mntns_id")"
+	assert_equal "$(nstest mntns-id /proc/1/ns/mnt)" 8
+}
+
+@test "a directory, whose offsets follow ids, can be sought past 2^31" {
+	run fsop seekdir "$NSFS/uts" $((1 << 33))
+	assert_output "OK 0"
+	run fsop seekdir "$NSFS/uts" 0
+	assert_output --regexp '^OK [1-9][0-9]*$'
+}

@@ -10,6 +10,7 @@
  * 2 on a usage error.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -40,7 +41,10 @@ static int usage(void)
 	      "  consistent-live PATH             the same for a file of one line\n"
 	      "                                   per task, whose tasks come and\n"
 	      "                                   go: every line of two whole reads\n"
-	      "                                   is in 1- and 7-byte reads\n",
+	      "                                   is in 1- and 7-byte reads\n"
+	      "  seekdir DIR OFFSET               lseek(2) the directory to OFFSET\n"
+	      "                                   and print how many entries\n"
+	      "                                   getdents64(2) then returns\n",
 	      stderr);
 	return 2;
 }
@@ -255,6 +259,27 @@ static int do_consistent_live(const char *path)
 	return 0;
 }
 
+static int do_seekdir(const char *path, const char *offset)
+{
+	long long want = strtoll(offset, NULL, 0);
+	char buf[4096];
+	long n, entries = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || lseek(fd, want, SEEK_SET) != want)
+		return report(-1);
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n; entries++)
+			off += ((struct dirent64 *)(buf + off))->d_reclen;
+	}
+	if (n < 0)
+		return report(-1);
+	printf("OK %ld\n", entries);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op;
@@ -305,6 +330,8 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "consistent-live"))
 		return do_consistent_live(argv[2]);
 	if (argc >= 4) {
+		if (!strcmp(op, "seekdir"))
+			return do_seekdir(argv[2], argv[3]);
 		if (!strcmp(op, "rename"))
 			return report(rename(argv[2], argv[3]));
 		if (!strcmp(op, "link"))
