@@ -74,9 +74,32 @@ teardown() {
 	assert_equal "$(nstest mntns-id /proc/1/ns/mnt)" 8
 }
 
-@test "a directory, whose offsets follow ids, can be sought past 2^31" {
+@test "a directory, whose offsets hold ids, can be sought past 2^31" {
 	run fsop seekdir "$NSFS/uts" $((1 << 33))
 	assert_output "OK 0"
 	run fsop seekdir "$NSFS/uts" 0
 	assert_output --regexp '^OK [1-9][0-9]*$'
+}
+
+# five_uts: two uts namespaces owned by the initial user namespace, made
+# before and after three in nested user namespaces (two levels), so that
+# owners and ids interleave; wait until the host's mount lists them all.
+five_uts() {
+	local before
+	before=$(ls "$NSFS/uts" | grep -c '^[0-9]' || :)
+	spawn_in_ns uts unshare --uts sleep 1000
+	spawn_in_ns user unshare --user --map-root-user --uts bash -c '
+		unshare --uts sleep 1000 &
+		unshare --user --map-root-user --uts sleep 1000 &
+		exec sleep 1000'
+	spawn_in_ns uts unshare --uts sleep 1000
+	wait_until 10 test "$(ls "$NSFS/uts" | grep -c '^[0-9]')" -ge $((before + 5))
+}
+
+@test "a flat directory lists each namespace once, one entry a call, and resumes at every offset" {
+	five_uts
+	run fsop dir-resume "$NSFS/uts"
+	assert_output "OK $(ls -a "$NSFS/uts" | wc -l)"
+	run fsop dir-resume "$NSFS/pid"
+	assert_output "OK $(ls -a "$NSFS/pid" | wc -l)"
 }

@@ -86,3 +86,40 @@ teardown() {
 	assert_output OK
 	rmdir "$dir"
 }
+
+# The script of the container below: mount namespacefs on $DIR, make two
+# uts namespaces and a third in a nested user namespace, wait until the
+# mount lists all three, then say "ready" and stay.
+LISTER='
+	mount -t namespacefs namespacefs "$DIR" || exit 1
+	unshare --uts sleep 1000 &
+	unshare --uts sleep 1000 &
+	unshare --user --map-root-user --uts sleep 1000 &
+	for ((i = 0; i < 200; i++)); do
+		[ "$(ls "$DIR/uts" | grep -c "^[0-9]")" -ge 3 ] && break
+		read -rt 0.05 <> <(:) || :
+	done
+	ls "$DIR/uts" | grep "^[0-9]" | tr "\n" " "
+	echo
+	echo ready
+	exec sleep 1000'
+
+@test "a container's listing costs the same however many namespaces the host holds that it cannot see" {
+	local dir uts before after n1 n2
+	dir=$(mktemp -d)
+	chmod 777 "$dir"
+	export DIR=$dir
+	spawn_ready as_user 1000 unshare --user --map-root-user --pid --fork --mount bash -c "$LISTER"
+	uts=/proc/$(child_of "$SPAWNED")/root$dir/uts
+	run bash -c "ls '$uts' | grep -c '^[0-9]'"
+	assert_output 3
+	read -r n1 before < <(nsbench readdir "$uts" 201)
+	spawn_ready nsbench hold uts 3000
+	read -r n2 after < <(nsbench readdir "$uts" 201)
+	echo "# a container's uts directory: $before s, $after s with 3000 more uts namespaces on the host" >&3
+	assert_equal "$n2" "$n1"
+	# A walk over every uts namespace, filtered by owner, grows with the
+	# 3000.
+	awk -v a="$after" -v b="$before" 'BEGIN { exit !(a < 1.5 * b) }' ||
+		fail "listing grew from $before s to $after s"
+}

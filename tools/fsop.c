@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,11 @@ static int usage(void)
 	      "                                   is in 1- and 7-byte reads\n"
 	      "  seekdir DIR OFFSET               lseek(2) the directory to OFFSET\n"
 	      "                                   and print how many entries\n"
-	      "                                   getdents64(2) then returns\n",
+	      "                                   getdents64(2) then returns\n"
+	      "  dir-resume DIR                   list it one entry a getdents64(2);\n"
+	      "                                   then, on another descriptor, seek\n"
+	      "                                   to each entry's d_off: is the next\n"
+	      "                                   entry there? No name twice?\n",
 	      stderr);
 	return 2;
 }
@@ -280,6 +285,67 @@ static int do_seekdir(const char *path, const char *offset)
 	return 0;
 }
 
+/* A getdents64(2) buffer that holds one entry of a namespacefs directory. */
+#define ONE_ENTRY	40
+#define MAX_ENTRIES	4096
+
+/* Read one entry from @fd: its name into @name, its d_off; 0 at the end. */
+static int read_one(int fd, char *name, size_t size, long long *d_off)
+{
+	char buf[ONE_ENTRY] __attribute__((aligned(8)));
+	long n = getdents64(fd, buf, sizeof(buf));
+
+	if (n <= 0)
+		return n;
+	memcpy(d_off, buf + offsetof(struct dirent64, d_off), sizeof(*d_off));
+	snprintf(name, size, "%.*s", (int)(n - offsetof(struct dirent64, d_name)),
+		 buf + offsetof(struct dirent64, d_name));
+	return 1;
+}
+
+static int do_dir_resume(const char *path)
+{
+	static char names[MAX_ENTRIES][64];
+	static long long offs[MAX_ENTRIES];
+	char name[64];
+	long long off;
+	int fd, fd2, i, j, n = 0, ret;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd2 = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fd2 < 0)
+		return report(-1);
+	while (n < MAX_ENTRIES &&
+	       (ret = read_one(fd, names[n], sizeof(names[n]), &offs[n])) > 0)
+		n++;
+	if (ret < 0)
+		return report(-1);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j])) {
+				printf("TWICE %s\n", names[i]);
+				return 1;
+			}
+	for (i = 0; i < n; i++) {
+		if (lseek(fd2, offs[i], SEEK_SET) != offs[i])
+			return report(-1);
+		ret = read_one(fd2, name, sizeof(name), &off);
+		if (ret < 0)
+			return report(-1);
+		if (i + 1 < n ? ret == 0 || strcmp(name, names[i + 1]) :
+				ret != 0) {
+			printf("AFTER %s: %s, not %s\n", names[i],
+			       ret ? name : "(end)",
+			       i + 1 < n ? names[i + 1] : "(end)");
+			return 1;
+		}
+	}
+	printf("OK %d\n", n);
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op;
@@ -329,6 +395,8 @@ int main(int argc, char **argv)
 		return do_consistent(argv[2]);
 	if (!strcmp(op, "consistent-live"))
 		return do_consistent_live(argv[2]);
+	if (!strcmp(op, "dir-resume"))
+		return do_dir_resume(argv[2]);
 	if (argc >= 4) {
 		if (!strcmp(op, "seekdir"))
 			return do_seekdir(argv[2], argv[3]);
