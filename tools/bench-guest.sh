@@ -4,14 +4,18 @@
 # before it:
 #
 #   KERNEL=lean|unpatched  lean: everything; unpatched: creation and memory
+#   ROUND=N                which of tools/bench.sh's rounds this is (1)
 #   REPS=N                 runs to take the median of (5)
+#   RATE_REPS=N            the same for the creation rates (3)
 #   GRID_C="10 100 1000"   numbers of containers (ascending)
 #   GRID_P="1 10"          processes per container (ascending)
 #   CHAIN=30               depth of the nested pid and user chain
 #   MEM_N=10000            namespaces held for the memory figures (a fifth
 #                          of that for pid and user, a tenth for net)
 #   SCALE="1000 10000 100000"  sizes of the uts directory to list
-#   SECTIONS="rate mem list scale"  what to measure
+#   LEAF="1000 100000"     pid namespaces held while a pid directory with
+#                          one child is listed
+#   SECTIONS="rate mem list scale leaf"  what to measure
 #
 # Results go to standard output, one line each, "@@ WHAT FIELDS...":
 #
@@ -24,16 +28,19 @@
 #   @@ list C P NAMESPACES PROCESSES WHAT RUNS MEDIAN_SECONDS LISTED
 #                                          LISTED: namespaces in the output
 #   @@ scale N ENTRIES MEDIAN_SECONDS      list a directory of N namespaces
+#   @@ leaf N ENTRIES MEDIAN_SECONDS       list a pid directory with one
+#                                          child, N pid namespaces held
 #
 # Progress and problems go to standard error.
 set -u
-KERNEL=${KERNEL:-lean} REPS=${REPS:-5} CHAIN=${CHAIN:-30} MEM_N=${MEM_N:-10000}
+KERNEL=${KERNEL:-lean} ROUND=${ROUND:-1} REPS=${REPS:-5} RATE_REPS=${RATE_REPS:-3}
+CHAIN=${CHAIN:-30} MEM_N=${MEM_N:-10000} LEAF=${LEAF:-"1000 100000"}
 GRID_C=${GRID_C:-"10 100 1000"} GRID_P=${GRID_P:-"1 10"}
 SCALE=${SCALE:-"1000 10000 100000"}
-SECTIONS=${SECTIONS:-"rate mem list scale"}
+SECTIONS=${SECTIONS:-"rate mem list scale leaf"}
 NSFS=/sys/fs/namespaces
 
-say() { echo "bench-guest $KERNEL: $*" >&2; }
+say() { echo "bench-guest $KERNEL $ROUND: $*" >&2; }
 
 # section NAME: whether to measure NAME.
 section() { [[ " $SECTIONS " == *" $1 "* ]]; }
@@ -117,13 +124,14 @@ wait_ns() {
 
 # ---- creation and destruction ----
 
-declare -A RATE_N=([fork]=300 [uts]=50000 [ipc]=5000 [net]=300 [mnt]=1000
-	[cgroup]=50000 [time]=50000 [pid]=50000 [user]=300 [all]=100)
+# A second or more of each under TCG.
+declare -A RATE_N=([fork]=600 [uts]=200000 [ipc]=10000 [net]=400 [mnt]=2000
+	[cgroup]=200000 [time]=200000 [pid]=100000 [user]=600 [all]=200)
 RATE_TYPES=(fork uts ipc net mnt cgroup time pid user all)
 section rate || RATE_TYPES=()
-section rate && say "creation rates, $REPS rounds of ${RATE_TYPES[*]}"
+section rate && say "creation rates, $RATE_REPS rounds of ${RATE_TYPES[*]}"
 declare -A rate_runs=()
-for ((r = 0; r < REPS && ${#RATE_TYPES[@]}; r++)); do
+for ((r = 0; r < RATE_REPS && ${#RATE_TYPES[@]}; r++)); do
 	for t in "${RATE_TYPES[@]}"; do
 		out=$(nsbench rate "$t" "${RATE_N[$t]}") || say "rate $t failed"
 		rate_runs[$t]+="${out##* } "
@@ -296,4 +304,41 @@ for n in $SCALE; do
 	echo "@@ scale $n $entries $secs"
 	hold_stop
 done
+
+# ---- a pid directory with one child, among many pid namespaces ----
+
+# child_of PID: a child of PID, from /proc/*/stat (the command name, in
+# parentheses, may hold spaces: fields are counted from the last ") ").
+child_of() {
+	local f=(/proc/[0-9]*/stat)
+	cat "${f[@]}" 2>/dev/null |
+		awk -v p="$1" '{ match($0, /.*\) /); split(substr($0, RLENGTH + 1), f, " ") }
+			f[2] == p { print $1; exit }'
+}
+
+if section leaf; then
+	# A pid namespace with one child pid namespace, each with a process:
+	# the outer namespace's directory is listed.
+	unshare --fork --pid unshare --fork --pid sleep 100000 &
+	leaf_pid=$!
+	dir=
+	for ((i = 0; i < 200; i++)); do
+		[[ -z $dir ]] || break
+		sleep 0.1
+		outer=$(child_of "$leaf_pid")
+		[[ -n $outer && -n $(child_of "$outer") ]] || continue
+		inum=$(readlink "/proc/$outer/ns/pid" | tr -dc 0-9)
+		dir=$(find "$NSFS/pid" -type d -name "$inum" | head -n 1)
+	done
+	[[ -n $dir ]] || say "leaf: no directory for the pid namespace"
+	for n in $LEAF; do
+		[[ -n $dir ]] || break
+		say "leaf: listing ${dir#$NSFS/} with $n pid namespaces held"
+		hold_start pid "$n"
+		read -r entries secs < <(nsbench readdir "$dir" 201)
+		echo "@@ leaf $n $entries $secs"
+		hold_stop
+	done
+	kill "$leaf_pid" 2>/dev/null
+fi
 exit 0
