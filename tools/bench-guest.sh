@@ -30,6 +30,7 @@
 #   @@ scale N ENTRIES MEDIAN_SECONDS      list a directory of N namespaces
 #   @@ leaf N ENTRIES MEDIAN_SECONDS       list a pid directory with one
 #                                          child, N pid namespaces held
+#                                          (REPS times, sizes alternating)
 #
 # Progress and problems go to standard error.
 set -u
@@ -331,13 +332,17 @@ if section leaf; then
 		dir=$(find "$NSFS/pid" -type d -name "$inum" | head -n 1)
 	done
 	[[ -n $dir ]] || say "leaf: no directory for the pid namespace"
-	for n in $LEAF; do
-		[[ -n $dir ]] || break
-		say "leaf: listing ${dir#$NSFS/} with $n pid namespaces held"
-		hold_start pid "$n"
-		read -r entries secs < <(nsbench readdir "$dir" 201)
-		echo "@@ leaf $n $entries $secs"
-		hold_stop
+	# Sizes alternate, REPS times, so that a change of the host's speed
+	# shows as spread rather than as a ratio; bench.sh takes medians.
+	for ((r = 0; r < REPS; r++)); do
+		for n in $LEAF; do
+			[[ -n $dir ]] || break
+			say "leaf: listing ${dir#$NSFS/} with $n pid namespaces held ($((r + 1))/$REPS)"
+			hold_start pid "$n"
+			read -r entries secs < <(nsbench readdir "$dir" 201)
+			echo "@@ leaf $n $entries $secs"
+			hold_stop
+		done
 	done
 	kill "$leaf_pid" 2>/dev/null
 fi

@@ -109,7 +109,7 @@ $1 ~ /^[PU][0-9]+$/ && $2 == "rate" { k = substr($1, 1, 1); r = substr($1, 2); r
 $1 == "P1" && $2 == "mem" { lm[$3] = $5; lb[$3] = $6; ld[$3] = $7; mn[$3] = $4 }
 $1 == "U1" && $2 == "mem" { um[$3] = $5 }
 $1 == "scale" { sc[++ns_] = $2 " " $3 " " $4 }
-$1 == "leaf" { lf[++nl] = $2 " " $3 " " $4 }
+$1 == "leaf" { if (!($2 in leafn)) leafk[++nl] = $2; leafe[$2] = $3; leafv[$2, ++leafn[$2]] = $4 }
 END {
 	f = out "/list.dat"
 	print "# containers processes_per_container namespaces processes tree nsfs_J nsfs_proc_J lsns_J lsns_J_T (seconds), then namespaces listed by each" > f
@@ -152,9 +152,14 @@ END {
 	for (i = 1; i <= ns_; i++)
 		print sc[i] > f
 	f = out "/leaf.dat"
-	print "# pid_namespaces entries seconds" > f
-	for (i = 1; i <= nl; i++)
-		print lf[i] > f
+	print "# pid_namespaces entries median_seconds min_seconds max_seconds runs" > f
+	for (i = 1; i <= nl; i++) {
+		k = leafk[i]
+		for (j = 1; j <= leafn[k]; j++)
+			v[j] = leafv[k, j]
+		m = median(v, leafn[k])
+		printf "%s %s %.6f %.6f %.6f %d\n", k, leafe[k], m, v[1], v[leafn[k]], leafn[k] > f
+	}
 }' "$out/results.raw"
 
 # ---- results.md ----
@@ -293,12 +298,13 @@ cmax=${grid_c[-1]-0} pmin=${grid_p[0]-0} pmax=${grid_p[-1]-0}
 	echo "## A pid directory with one child"
 	echo
 	echo "\`nsbench readdir\`: opendir and readdir to the end of the directory of a pid"
-	echo "namespace that has one child, with N pid namespaces held elsewhere, median of"
-	echo "201 listings."
+	echo "namespace that has one child, with N pid namespaces held elsewhere: each run"
+	echo "the median of 201 listings, the sizes alternating; the table gives the median"
+	echo "of the runs."
 	echo
-	echo "| pid namespaces | Entries | Seconds |"
-	echo "| ---: | ---: | ---: |"
-	awk '!/^#/ { printf "| %d | %d | %.6f |\n", $1, $2, $3 }' "$out/leaf.dat"
+	echo "| pid namespaces | Entries | Seconds (median) | Spread | Runs |"
+	echo "| ---: | ---: | ---: | ---: | ---: |"
+	awk '!/^#/ { printf "| %d | %d | %.6f | %.6f-%.6f | %d |\n", $1, $2, $3, $4, $5, $6 }' "$out/leaf.dat"
 } >"$out/results.md"
 
 # ---- the plot ----
