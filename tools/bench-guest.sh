@@ -308,28 +308,23 @@ done
 
 # ---- a pid directory with one child, among many pid namespaces ----
 
-# child_of PID: a child of PID, from /proc/*/stat (the command name, in
-# parentheses, may hold spaces: fields are counted from the last ") ").
-child_of() {
-	local f=(/proc/[0-9]*/stat)
-	cat "${f[@]}" 2>/dev/null |
-		awk -v p="$1" '{ match($0, /.*\) /); split(substr($0, RLENGTH + 1), f, " ") }
-			f[2] == p { print $1; exit }'
-}
-
 if section leaf; then
 	# A pid namespace with one child pid namespace, each with a process:
-	# the outer namespace's directory is listed.
-	unshare --fork --pid unshare --fork --pid sleep 100000 &
+	# the outer namespace's directory is listed. Its init says which it is.
+	rm -f /tmp/leaf-ns
+	unshare --fork --pid sh -c 'readlink /proc/self/ns/pid >/tmp/leaf-ns.new &&
+		mv /tmp/leaf-ns.new /tmp/leaf-ns &&
+		exec unshare --fork --pid sleep 100000' &
 	leaf_pid=$!
 	dir=
 	for ((i = 0; i < 200; i++)); do
 		[[ -z $dir ]] || break
 		sleep 0.1
-		outer=$(child_of "$leaf_pid")
-		[[ -n $outer && -n $(child_of "$outer") ]] || continue
-		inum=$(readlink "/proc/$outer/ns/pid" | tr -dc 0-9)
-		dir=$(find "$NSFS/pid" -type d -name "$inum" | head -n 1)
+		[[ -s /tmp/leaf-ns ]] || continue
+		inum=$(tr -dc 0-9 </tmp/leaf-ns)
+		# The child has a directory of its own once the inner unshare ran.
+		dir=$(find "$NSFS/pid/$inum" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)
+		[[ -n $dir ]] && dir=$NSFS/pid/$inum
 	done
 	[[ -n $dir ]] || say "leaf: no directory for the pid namespace"
 	# Sizes alternate, REPS times, so that a change of the host's speed
