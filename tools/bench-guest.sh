@@ -213,20 +213,16 @@ measure() {
 	say "listing: $c containers x $p processes: $nns namespaces, $nprocs processes"
 	for what in tree nsfs proc lsns lsns-T; do
 		case $what in
-		tree) cmd=(nsbench tree "$NSFS") ;;
-		nsfs) cmd=(nsfs -J) ;;
+		tree) cmd=(nsfs -J -o NS,TYPE,PARENT,OWNER) ;;
+		nsfs) cmd=(nsfs -J -o NS,TYPE,NPROCS,PID,USER,COMMAND) ;;
 		proc) cmd=(nsfs --proc -J) ;;
 		lsns) cmd=(lsns -J) ;;
 		lsns-T) cmd=(lsns -J -T) ;;
 		esac
 		# The first run's output is kept, to count what it listed.
 		first=$(usecs_to /tmp/bench-out "${cmd[@]}")
-		if [[ $what == tree ]]; then
-			listed=$(wc -l </tmp/bench-out)
-		else
-			# Trees nest: count every object with an "ns".
-			listed=$(jq -M '[.. | .ns? // empty] | length' </tmp/bench-out 2>/dev/null)
-		fi
+		# Trees nest: count every object with an "ns".
+		listed=$(jq -M '[.. | .ns? // empty] | length' </tmp/bench-out 2>/dev/null)
 		rm -f /tmp/bench-out
 		runs=$REPS
 		((first > 2000000)) && runs=$((REPS < 3 ? REPS : 3))

@@ -239,8 +239,10 @@ cmax=${grid_c[-1]-0} pmin=${grid_p[0]-0} pmax=${grid_p[-1]-0}
 	echo "Median wall time in seconds of each command in the guest, output to /dev/null"
 	echo "(median of 5 runs; 3 when a run takes over 2 s, 1 over 10 s). Each container"
 	echo "has its own pid, user, uts, ipc, net, mnt, cgroup and time namespaces; a chain"
-	echo "of nested user and pid namespaces is there throughout. tree: \`nsbench tree\`"
-	echo "(type, parent and owner of every namespace: readdir and readlink of \`owner\`)."
+	echo "of nested user and pid namespaces is there throughout. tree:"
+	echo "\`nsfs -J -o NS,TYPE,PARENT,OWNER\` (the root namespaces file); \`nsfs -J\`:"
+	echo "\`nsfs -J -o NS,TYPE,NPROCS,PID,USER,COMMAND\`, lsns's default columns (the"
+	echo "namespaces and members files, then the command line of each namespace's lowest PID)."
 	echo
 	echo "| Containers | Procs each | Namespaces | Processes | tree | \`nsfs -J\` | \`nsfs --proc -J\` | \`lsns -J\` | \`lsns -J -T\` | lsns / tree | lsns / nsfs | proc / nsfs | Listed: tree, nsfs, proc, lsns |"
 	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

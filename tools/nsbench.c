@@ -601,19 +601,15 @@ static bool is_number(const char *s)
 	return true;
 }
 
-/* The inode number at the end of the owner link in @dir, or 0. */
+/*
+ * The inode number of the directory that the owner link in @dir points to
+ * (a type's directory is named by type, not number), or 0 if it has none.
+ */
 static unsigned long long owner_of(int dir)
 {
-	char buf[4096], *slash;
-	ssize_t len = readlinkat(dir, "owner", buf, sizeof(buf) - 1);
+	struct stat st;
 
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	while (len > 0 && buf[len - 1] == '/')
-		buf[--len] = 0;
-	slash = strrchr(buf, '/');
-	return strtoull(slash ? slash + 1 : buf, NULL, 10);
+	return fstatat(dir, "owner", &st, 0) ? 0 : st.st_ino;
 }
 
 /* Print the namespaces in @dir, the directory of namespace @inum. */

@@ -312,6 +312,8 @@ struct nsset {
 	unsigned int denied_procs;
 	bool no_nsid;
 	bool members;		/* process lists came from the members file */
+	/* What no column asked for is not read. */
+	bool skip_procs, skip_uid, skip_detail;
 };
 
 static size_t ns_hash(int type, uint64_t inum, size_t cap)
@@ -617,11 +619,35 @@ static void fs_read_detail(struct nsset *s, struct ns *ns)
 	free(t);
 }
 
+/* The UID that owns a namespace's files: the creator of its owner. */
+static void fs_read_uid(struct nsset *s, struct ns *ns)
+{
+	struct stat st;
+	char *path;
+
+	if (s->skip_uid)
+		return;
+	path = xasprintf("%s/id", ns->path);
+	if (stat(path, &st) == 0 || stat(ns->path, &st) == 0) {
+		ns->uid = st.st_uid;
+		ns->has_uid = true;
+	}
+	free(path);
+}
+
+/* Whether a namespace whose file was missing is gone altogether. */
+static bool fs_gone(const struct ns *ns)
+{
+	struct stat st;
+
+	return ns->enoent && stat(ns->path, &st) < 0 && errno == ENOENT;
+}
+
 /* Reads a namespace's files. Returns false if the namespace is gone. */
 static bool fs_read_ns(struct nsset *s, struct ns *ns)
 {
 	struct stat st;
-	char *t, *path;
+	char *t;
 
 	ns->has_id = fs_read_u64(s, ns, "id", &ns->id);
 	if (ns->is_root) {
@@ -632,24 +658,118 @@ static bool fs_read_ns(struct nsset *s, struct ns *ns)
 			ns->has_inum = true;
 		}
 	}
-	if (!s->members) {
+	if (!s->members && !s->skip_procs) {
 		t = fs_read(s, ns, "procs");
 		if (t) {
 			parse_pids(ns, t);
 			free(t);
 		}
 	}
-	path = xasprintf("%s/id", ns->path);
-	if (stat(path, &st) == 0 || stat(ns->path, &st) == 0) {
-		ns->uid = st.st_uid;
-		ns->has_uid = true;
-	}
-	free(path);
+	fs_read_uid(s, ns);
 	if (ns->type != T_USER)
 		fs_read_owner(ns);
-	fs_read_detail(s, ns);
-	if (ns->enoent && stat(ns->path, &st) < 0 && errno == ENOENT)
+	if (!s->skip_detail)
+		fs_read_detail(s, ns);
+	return !fs_gone(ns);
+}
+
+/*
+ * Builds the model from the namespaces file at the root of the mount, which
+ * lists every namespace with its id, parent and owner in one read, and
+ * reads from each namespace's directory only what a column needs. False if
+ * there is no such file (an older kernel, a copy).
+ */
+static bool fs_load_list(struct nsset *s)
+{
+	char *path = xasprintf("%s/namespaces", s->rootdir), *line = NULL;
+	FILE *f = fopen(path, "re");
+	bool seen[NTYPES] = { false };
+	unsigned long lineno = 0;
+	size_t cap = 0;
+
+	free(path);
+	if (!f)
 		return false;
+	while (getline(&line, &cap, f) > 0) {
+		char *field, *save = NULL;
+		uint64_t v[4];
+		struct ns *ns, *parent;
+		int t = -1, n = 0;
+
+		lineno++;
+		/* TYPE INUM ID PARENT OWNER */
+		for (field = strtok_r(line, " \n", &save); field;
+		     field = strtok_r(NULL, " \n", &save), n++) {
+			if (!n)
+				t = type_by_name(field);
+			else if (n > 4 || !all_digits(field) ||
+				 !parse_u64(field, &v[n - 1]))
+				break;
+		}
+		if (field || n != 5 || t < 0 || !v[0] || !v[1] ||
+		    v[0] > UINT32_MAX || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
+		    (v[2] && !types[t].nested))
+			die("%s/namespaces:%lu: not a line of the namespaces file",
+			    s->rootdir, lineno);
+		ns = ns_new(t);
+		ns->inum = v[0];
+		ns->has_inum = true;
+		ns->id = v[1];
+		ns->has_id = true;
+		/* A type's directory first, then what it holds. */
+		ns->is_root = !seen[t];
+		seen[t] = true;
+		if (types[t].nested && ns->is_root != !v[2])
+			die("%s/namespaces:%lu: not a line of the namespaces file",
+			    s->rootdir, lineno);
+		if (v[2]) {
+			/* Listed before it, unless it went meanwhile. */
+			parent = ns_find(s, t, v[2]);
+			if (!parent) {
+				ns_free(ns);
+				continue;
+			}
+			ns->parent = parent;
+			ns->has_parent = true;
+			ns->parent_inum = v[2];
+			ns->path = xasprintf("%s/%llu", parent->path,
+					     (unsigned long long)v[0]);
+		} else if (ns->is_root) {
+			ns->path = xasprintf("%s/%s", s->rootdir, types[t].name);
+		} else {
+			ns->path = xasprintf("%s/%s/%llu", s->rootdir,
+					     types[t].name,
+					     (unsigned long long)v[0]);
+		}
+		if (v[3] && t != T_USER) {
+			ns->has_owner = true;
+			ns->owner_inum = v[3];
+		}
+		if (!s->members && !s->skip_procs) {
+			char *text = fs_read(s, ns, "procs");
+
+			if (text) {
+				parse_pids(ns, text);
+				free(text);
+			}
+		}
+		fs_read_uid(s, ns);
+		/* Levels below a type's directory follow from its own. */
+		if (!s->skip_detail && (ns->is_root || !types[t].nested ||
+					t == T_USER))
+			fs_read_detail(s, ns);
+		if (fs_gone(ns)) {
+			ns_free(ns);
+			continue;
+		}
+		ns_add(s, ns);
+		if (ns->is_root)
+			s->root[t] = ns;
+	}
+	if (ferror(f))
+		die("%s/namespaces: %s", s->rootdir, strerror(errno));
+	free(line);
+	fclose(f);
 	return true;
 }
 
@@ -826,9 +946,11 @@ static void fs_read_members(struct nsset *s, FILE *f)
 
 static void fs_load(struct nsset *s)
 {
-	FILE *members = fs_open_members(s);
+	FILE *members = s->skip_procs ? NULL : fs_open_members(s);
 
 	s->members = members;
+	if (s->is_nsfs && fs_load_list(s))
+		goto procs;
 	for (int t = 0; t < NTYPES; t++) {
 		char *path = xasprintf("%s/%s", s->rootdir, types[t].name);
 		struct stat st;
@@ -837,6 +959,7 @@ static void fs_load(struct nsset *s)
 			fs_load_dir(s, t, path, NULL, true, 0);
 		free(path);
 	}
+procs:
 	if (members) {
 		fs_read_members(s, members);
 		fclose(members);
@@ -1606,6 +1729,44 @@ static char *command_of(pid_t pid)
 	return err ? NULL : chomp(t);
 }
 
+/*
+ * command_of(), read once per PID: the namespaces of a container share its
+ * processes, and the lowest PID of each is often the same.
+ */
+static char *command_cached(pid_t pid)
+{
+	static struct {
+		pid_t pid;
+		char *cmd;
+	} *tab;
+	static size_t cap, used;
+	size_t i;
+
+	if (2 * (used + 1) > cap) {
+		size_t ocap = cap;
+		__typeof__(tab) old = tab;
+
+		cap = cap ? 2 * cap : 256;
+		tab = xzalloc(cap * sizeof(*tab));
+		for (size_t j = 0; j < ocap; j++) {
+			if (!old[j].pid)
+				continue;
+			for (i = (size_t)old[j].pid % cap; tab[i].pid;
+			     i = (i + 1) % cap)
+				;
+			tab[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = (size_t)pid % cap; tab[i].pid; i = (i + 1) % cap)
+		if (tab[i].pid == pid)
+			return tab[i].cmd ? xstrdup(tab[i].cmd) : NULL;
+	tab[i].pid = pid;
+	tab[i].cmd = command_of(pid);
+	used++;
+	return tab[i].cmd ? xstrdup(tab[i].cmd) : NULL;
+}
+
 /* ---------------------------------------------------------------- columns */
 
 struct coldesc {
@@ -1828,7 +1989,7 @@ static char *ns_cell(const struct nsset *s, const struct ns *ns, int col)
 	case C_USER:
 		return ns->has_uid ? user_name(ns->uid) : NULL;
 	case C_COMMAND:
-		return ns->nprocs ? command_of(ns->procs[0]) : NULL;
+		return ns->nprocs ? command_cached(ns->procs[0]) : NULL;
 	case C_PARENT:
 		return u64_cell(ns->has_parent, ns->parent_inum);
 	case C_OWNER:
@@ -1960,6 +2121,17 @@ static int cmd_tree(const struct opts *o, struct nsset *s)
 
 	pr.ncols = parse_columns(o, ns_cols, NCOLS, ns_default_cols,
 				 sizeof(ns_default_cols) / sizeof(int), pr.cols);
+	s->skip_procs = s->skip_uid = s->skip_detail = true;
+	for (size_t i = 0; i < pr.ncols; i++) {
+		int c = pr.cols[i];
+
+		if (c == C_NPROCS || c == C_PID || c == C_COMMAND)
+			s->skip_procs = false;
+		if (c == C_UID || c == C_USER)
+			s->skip_uid = false;
+		if (c == C_DETAIL || c == C_LEVEL)
+			s->skip_detail = false;
+	}
 	load(s);
 	/* Raw output is for scripts: a list, without tree drawing. */
 	if (!o->list && !(o->raw && !o->json)) {
