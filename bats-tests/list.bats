@@ -16,13 +16,14 @@ as_tree() {
 	awk '{ print $1, $2, $4, ($1 == "user" ? $4 : $5) }' "$1" | sort
 }
 
-# well_formed FILE: every line is TYPE INUM ID PARENT OWNER, each id once,
-# each parent listed before its children.
+# well_formed FILE: every line is TYPE INUM ID PARENT OWNER UID, each id
+# once, each parent listed before its children.
 well_formed() {
 	awk '
-		NF != 5 || $1 !~ /^(cgroup|ipc|mnt|net|pid|time|user|uts)$/ ||
+		NF != 6 || $1 !~ /^(cgroup|ipc|mnt|net|pid|time|user|uts)$/ ||
 		    $2 !~ /^[1-9][0-9]*$/ || $3 !~ /^[1-9][0-9]*$/ ||
-		    $4 !~ /^(0|[1-9][0-9]*)$/ || $5 !~ /^(0|[1-9][0-9]*)$/ {
+		    $4 !~ /^(0|[1-9][0-9]*)$/ || $5 !~ /^(0|[1-9][0-9]*)$/ ||
+		    $6 !~ /^(0|[1-9][0-9]*)$/ {
 			print "bad line " NR ": " $0; bad = 1
 		}
 		ids[$3]++ { print "id twice: " $0; bad = 1 }
@@ -52,7 +53,11 @@ nested() {
 	assert_output "444 0 0"
 	run as_user 1000 cat "$NSFS/namespaces"
 	assert_success
-	assert_line --regexp "^uts $(ns_inum $$ uts) 2 0 $(ns_inum $$ user)$"
+	assert_line "uts $(ns_inum $$ uts) 2 0 $(ns_inum $$ user) 0"
+	# Each type's directory belongs to the UID on its line.
+	for t in $(ls "$NSFS" | grep -v -e members -e namespaces); do
+		assert_line --regexp "^$t $(stat -c %i "$NSFS/$t") [0-9]+ 0 [0-9]+ $(stat -c %u "$NSFS/$t")$"
+	done
 }
 
 @test "the namespaces file lists what the directories show, parents first" {
@@ -72,9 +77,9 @@ nested() {
 	done
 	mid=$(ns_inum "$(child_of "$SPAWNED")" pid)
 	run grep "^pid $(ns_inum "$INNER" pid) " "$BATS_TEST_TMPDIR/list"
-	assert_output --regexp " $mid $(ns_inum "$INNER" user)$"
+	assert_output --regexp " $mid $(ns_inum "$INNER" user) 0$"
 	run grep "^user $(ns_inum "$INNER" user) " "$BATS_TEST_TMPDIR/list"
-	assert_output --regexp " $(ns_inum "$SPAWNED" user) 0$"
+	assert_output --regexp " $(ns_inum "$SPAWNED" user) 0 0$"
 	echo "# $(wc -l <"$BATS_TEST_TMPDIR/list") namespaces listed" >&3
 }
 
@@ -108,8 +113,13 @@ nested() {
 	for t in uts pid user; do
 		refute_line --regexp "^$t $(ns_inum $$ "$t") "
 	done
+	# UIDs as the container sees them: its own uts namespace's creator,
+	# uid 1000, is its root; the host's root is the overflow UID.
 	run grep "^cgroup " <<<"$list"
-	assert_output "cgroup $(ns_inum $$ cgroup) 5 0 0"
+	assert_output "cgroup $(ns_inum $$ cgroup) 5 0 0 65534"
+	run grep "^uts " <<<"$list"
+	assert_line --regexp "^uts [0-9]+ [0-9]+ 0 [0-9]+ 0$"
+	refute_line --regexp " 1000$"
 }
 
 @test "the namespaces file reads the same whatever the read size and offset" {

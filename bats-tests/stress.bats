@@ -52,6 +52,10 @@ valid() {
 		# Lines of PID, TGID and eight inode numbers, read as one.
 		local words=($2)
 		[[ $2 =~ ^[0-9]+(\ [0-9]+)*$ ]] && ((${#words[@]} % 10 == 0)) ;;
+	namespaces)
+		# Lines of a type and five numbers, read as one.
+		local line='(cgroup|ipc|mnt|net|pid|time|user|uts)( [0-9]+){5}'
+		[[ $2 =~ ^$line( $line)*$ ]] ;;
 	*)
 		false ;;
 	esac

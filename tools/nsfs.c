@@ -392,7 +392,9 @@ static void ns_add(struct nsset *s, struct ns *ns)
 
 static void add_ptr(struct ns ***v, size_t *n, struct ns *ns)
 {
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	/* Room for twice as many at each power of two: O(1) amortized. */
+	if (!(*n & (*n - 1)))
+		*v = xrealloc(*v, (*n ? 2 * *n : 1) * sizeof(**v));
 	(*v)[(*n)++] = ns;
 }
 
@@ -675,7 +677,7 @@ static bool fs_read_ns(struct nsset *s, struct ns *ns)
 
 /*
  * Builds the model from the namespaces file at the root of the mount, which
- * lists every namespace with its id, parent and owner in one read, and
+ * lists every namespace with its id, parent, owner and UID in one read, and
  * reads from each namespace's directory only what a column needs. False if
  * there is no such file (an older kernel, a copy).
  */
@@ -692,23 +694,23 @@ static bool fs_load_list(struct nsset *s)
 		return false;
 	while (getline(&line, &cap, f) > 0) {
 		char *field, *save = NULL;
-		uint64_t v[4];
+		uint64_t v[5];
 		struct ns *ns, *parent;
 		int t = -1, n = 0;
 
 		lineno++;
-		/* TYPE INUM ID PARENT OWNER */
+		/* TYPE INUM ID PARENT OWNER UID */
 		for (field = strtok_r(line, " \n", &save); field;
 		     field = strtok_r(NULL, " \n", &save), n++) {
 			if (!n)
 				t = type_by_name(field);
-			else if (n > 4 || !all_digits(field) ||
+			else if (n > 5 || !all_digits(field) ||
 				 !parse_u64(field, &v[n - 1]))
 				break;
 		}
-		if (field || n != 5 || t < 0 || !v[0] || !v[1] ||
+		if (field || n != 6 || t < 0 || !v[0] || !v[1] ||
 		    v[0] > UINT32_MAX || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
-		    (v[2] && !types[t].nested))
+		    v[4] > UINT32_MAX || (v[2] && !types[t].nested))
 			die("%s/namespaces:%lu: not a line of the namespaces file",
 			    s->rootdir, lineno);
 		ns = ns_new(t);
@@ -745,6 +747,9 @@ static bool fs_load_list(struct nsset *s)
 			ns->has_owner = true;
 			ns->owner_inum = v[3];
 		}
+		/* What stat() of its directory would say. */
+		ns->uid = (uid_t)v[4];
+		ns->has_uid = true;
 		if (!s->members && !s->skip_procs) {
 			char *text = fs_read(s, ns, "procs");
 
@@ -753,7 +758,6 @@ static bool fs_load_list(struct nsset *s)
 				free(text);
 			}
 		}
-		fs_read_uid(s, ns);
 		/* Levels below a type's directory follow from its own. */
 		if (!s->skip_detail && (ns->is_root || !types[t].nested ||
 					t == T_USER))
@@ -949,7 +953,7 @@ static void fs_load(struct nsset *s)
 	FILE *members = s->skip_procs ? NULL : fs_open_members(s);
 
 	s->members = members;
-	if (s->is_nsfs && fs_load_list(s))
+	if (fs_load_list(s))
 		goto procs;
 	for (int t = 0; t < NTYPES; t++) {
 		char *path = xasprintf("%s/%s", s->rootdir, types[t].name);

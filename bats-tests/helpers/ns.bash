@@ -128,6 +128,20 @@ kill_tree() {
 	done
 	kill -KILL "$1" "${all[@]}" 2>/dev/null || :
 	wait "$1" 2>/dev/null || :
+	# The others exit on their own time: wait for them too, so that the
+	# next test does not see them go (up to 10 s; a zombie counts as gone).
+	wait_until 10 all_exited "${all[@]}"
+}
+
+# all_exited PID...: none of the PIDs is a process that still runs.
+all_exited() {
+	local pid stat state
+	for pid; do
+		stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+		# After the command name, which may hold spaces and parentheses.
+		state=${stat##*) }
+		[ "${state%% *}" = Z ] || return 1
+	done
 }
 
 # ns_dir_count TYPE: how many namespace directories TYPE has, at any depth.

@@ -239,6 +239,54 @@ echo "50000001 50000001 1.5 0 0 0 0 0 0 0" >>"$mfx/members"
 check_exit "a malformed members file is an error, not a guess" 1 \
 	"members:[0-9]+: not a line of the members file" --root "$mfx"
 
+echo "# the namespaces file"
+# namespaces_of DIR: the namespaces file that namespacefs would give for
+# the tree in DIR, made from its directories, id files and owner links.
+namespaces_of() {
+	local dir=$1 type d inum parent owner link user_root
+	user_root=$(<"$dir/user/inum")
+	for type in cgroup ipc mnt net pid time user uts; do
+		[ -d "$dir/$type" ] || continue
+		find "$dir/$type" -type d | while read -r d; do
+			if [ "$d" = "$dir/$type" ]; then
+				inum=$(<"$d/inum") parent=0
+			else
+				inum=${d##*/} parent=0
+				if [ "$type" = pid ] || [ "$type" = user ]; then
+					parent=${d%/*}
+					parent=${parent##*/}
+					[ "$parent" = "$type" ] && parent=$(<"$dir/$type/inum")
+				fi
+			fi
+			owner=0
+			if [ "$type" != user ] && link=$(readlink "$d/owner"); then
+				owner=${link##*/}
+				[ "$owner" = user ] && owner=$user_root
+			fi
+			echo "$type $inum $(<"$d/id") $parent $owner $(stat -c %u "$d/id")"
+		done
+	done
+}
+lfx=$work/listed-fixture
+cp -a "$fx" "$lfx"
+namespaces_of "$lfx" >"$lfx/namespaces"
+members_of "$lfx" >"$lfx/members"
+for f in $(find "$lfx" -name id); do
+	# Ids must come from the namespaces file alone.
+	echo 99 >"$f"
+done
+out=$("$nsfs" --root "$lfx" -o NS,TYPE,ID,NPROCS,PID,PARENT,OWNER,LEVEL,DETAIL \
+	2>&1 | sed -e "s|$lfx|FIXTURE|g")
+if diff -u <(expand "$expected/tree.out") <(cat <<<"$out") >"$work/diff"; then
+	pass "the tree comes from the namespaces file when there is one"
+else
+	fail "the tree comes from the namespaces file when there is one" \
+		"$(cat "$work/diff")"
+fi
+echo "uts 4026532999 500 0 0" >>"$lfx/namespaces"
+check_exit "a malformed namespaces file is an error, not a guess" 1 \
+	"namespaces:[0-9]+: not a line of the namespaces file" --root "$lfx"
+
 echo "# errors"
 mkdir "$work/empty"
 check_exit "a directory that is not namespacefs is refused" 1 \
