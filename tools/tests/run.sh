@@ -131,6 +131,18 @@ check_jq() {
 	fi
 }
 
+# check_tree NAME DIR: nsfs on the copy DIR prints expected/tree.out.
+check_tree() {
+	local name=$1 dir=$2 out
+	out=$("$nsfs" --root "$dir" -o NS,TYPE,ID,NPROCS,PID,PARENT,OWNER,LEVEL,DETAIL \
+		2>&1 | sed -e "s|$dir|FIXTURE|g")
+	if diff -u <(expand "$expected/tree.out") <(cat <<<"$out") >"$work/diff"; then
+		pass "$name"
+	else
+		fail "$name" "$(cat "$work/diff")"
+	fi
+}
+
 # check_exit NAME STATUS PATTERN ARGS...: nsfs ARGS exits with STATUS and
 # its standard error matches PATTERN (grep -E).
 check_exit() {
@@ -221,14 +233,7 @@ for f in $(find "$mfx" -name procs); do
 	# Process lists must come from the members file alone.
 	echo 99 >"$f"
 done
-out=$("$nsfs" --root "$mfx" -o NS,TYPE,ID,NPROCS,PID,PARENT,OWNER,LEVEL,DETAIL \
-	2>&1 | sed -e "s|$mfx|FIXTURE|g")
-if diff -u <(expand "$expected/tree.out") <(cat <<<"$out") >"$work/diff"; then
-	pass "process counts come from the members file when there is one"
-else
-	fail "process counts come from the members file when there is one" \
-		"$(cat "$work/diff")"
-fi
+check_tree "process counts come from the members file when there is one" "$mfx"
 # A thread of web1's init: a task of the namespaces, not a process.
 awk '{ print } $1 == 50000010 { $1 = 50000012; print }' "$mfx/members" |
 	sort -n >"$work/members" && cp "$work/members" "$mfx/members"
@@ -275,14 +280,7 @@ for f in $(find "$lfx" -name id); do
 	# Ids must come from the namespaces file alone.
 	echo 99 >"$f"
 done
-out=$("$nsfs" --root "$lfx" -o NS,TYPE,ID,NPROCS,PID,PARENT,OWNER,LEVEL,DETAIL \
-	2>&1 | sed -e "s|$lfx|FIXTURE|g")
-if diff -u <(expand "$expected/tree.out") <(cat <<<"$out") >"$work/diff"; then
-	pass "the tree comes from the namespaces file when there is one"
-else
-	fail "the tree comes from the namespaces file when there is one" \
-		"$(cat "$work/diff")"
-fi
+check_tree "the tree comes from the namespaces file when there is one" "$lfx"
 echo "uts 4026532999 500 0 0" >>"$lfx/namespaces"
 check_exit "a malformed namespaces file is an error, not a guess" 1 \
 	"namespaces:[0-9]+: not a line of the namespaces file" --root "$lfx"
