@@ -621,6 +621,20 @@ static void fs_read_detail(struct nsset *s, struct ns *ns)
 	free(t);
 }
 
+/* A namespace's processes from its procs file, unless members gives them. */
+static void fs_read_procs(struct nsset *s, struct ns *ns)
+{
+	char *text;
+
+	if (s->members || s->skip_procs)
+		return;
+	text = fs_read(s, ns, "procs");
+	if (text) {
+		parse_pids(ns, text);
+		free(text);
+	}
+}
+
 /* The UID that owns a namespace's files: the creator of its owner. */
 static void fs_read_uid(struct nsset *s, struct ns *ns)
 {
@@ -649,7 +663,6 @@ static bool fs_gone(const struct ns *ns)
 static bool fs_read_ns(struct nsset *s, struct ns *ns)
 {
 	struct stat st;
-	char *t;
 
 	ns->has_id = fs_read_u64(s, ns, "id", &ns->id);
 	if (ns->is_root) {
@@ -660,13 +673,7 @@ static bool fs_read_ns(struct nsset *s, struct ns *ns)
 			ns->has_inum = true;
 		}
 	}
-	if (!s->members && !s->skip_procs) {
-		t = fs_read(s, ns, "procs");
-		if (t) {
-			parse_pids(ns, t);
-			free(t);
-		}
-	}
+	fs_read_procs(s, ns);
 	fs_read_uid(s, ns);
 	if (ns->type != T_USER)
 		fs_read_owner(ns);
@@ -750,14 +757,7 @@ static bool fs_load_list(struct nsset *s)
 		/* What stat() of its directory would say. */
 		ns->uid = (uid_t)v[4];
 		ns->has_uid = true;
-		if (!s->members && !s->skip_procs) {
-			char *text = fs_read(s, ns, "procs");
-
-			if (text) {
-				parse_pids(ns, text);
-				free(text);
-			}
-		}
+		fs_read_procs(s, ns);
 		/* Levels below a type's directory follow from its own. */
 		if (!s->skip_detail && (ns->is_root || !types[t].nested ||
 					t == T_USER))
