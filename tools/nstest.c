@@ -17,9 +17,17 @@
  *	(open_tree(OPEN_TREE_CLONE)) and run CMD while holding it.
  *   nstest watch SECONDS DIR...
  *	Watch DIRs with inotify for SECONDS and print one line an event:
- *	"TIME CREATE|DELETE|OVERFLOW DIR NAME", TIME in seconds since the
- *	epoch as bash's $EPOCHREALTIME shows it. Prints "ready" first,
- *	once the watches are in place.
+ *	"TIME WHAT DIR NAME", WHAT one of CREATE, DELETE, DELETE_SELF,
+ *	IGNORED or OVERFLOW, NAME "-" where the event has none, TIME in
+ *	seconds since the epoch as bash's $EPOCHREALTIME shows it. Prints
+ *	"ready" first, once the watches are in place.
+ *   nstest mounts N DIR
+ *	Mount namespacefs N times on DIR, one mount on top of the other;
+ *	print "ready" and wait for a signal. Needs CAP_SYS_ADMIN over the
+ *	current user and pid namespaces.
+ *   nstest churn N
+ *	Make N uts namespaces one after the other, each in place of the one
+ *	before (unshare(CLONE_NEWUTS)), and print the inode number of each.
  *   nstest hold TYPE N
  *	Make N namespaces of TYPE (uts, ipc, net, mnt, cgroup, time, user,
  *	pid) and hold each by an open nsfs file, with no process in it; print
@@ -49,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,7 +157,8 @@ static int watch(int seconds, int ndirs, char **dirs)
 	}
 	for (i = 0; i < ndirs; i++) {
 		/* The watch descriptors are 1, 2, ... in the order of dirs. */
-		if (inotify_add_watch(fd, dirs[i], IN_CREATE | IN_DELETE) != i + 1) {
+		if (inotify_add_watch(fd, dirs[i], IN_CREATE | IN_DELETE |
+				      IN_DELETE_SELF) != i + 1) {
 			perror("nstest: inotify_add_watch");
 			return 1;
 		}
@@ -166,6 +176,8 @@ static int watch(int seconds, int ndirs, char **dirs)
 		for (off = 0; len > 0 && off < len;) {
 			struct inotify_event *ev = (void *)(buf + off);
 			const char *what = ev->mask & IN_Q_OVERFLOW ? "OVERFLOW" :
+					   ev->mask & IN_IGNORED ? "IGNORED" :
+					   ev->mask & IN_DELETE_SELF ? "DELETE_SELF" :
 					   ev->mask & IN_CREATE ? "CREATE" :
 					   ev->mask & IN_DELETE ? "DELETE" : "OTHER";
 			const char *dir = ev->wd > 0 && ev->wd <= ndirs ?
@@ -179,6 +191,39 @@ static int watch(int seconds, int ndirs, char **dirs)
 		fflush(stdout);
 	}
 	return 0;
+}
+
+static int mounts(int n, const char *dir)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (mount("namespacefs", dir, "namespacefs", MS_RDONLY, NULL)) {
+			fprintf(stderr, "nstest: mount %d of %d: %s\n", i + 1, n,
+				strerror(errno));
+			return 1;
+		}
+	}
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
+static int churn(int n)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (unshare(CLONE_NEWUTS) || stat("/proc/self/ns/uts", &st)) {
+			fprintf(stderr, "nstest: churn %d of %d: %s\n", i + 1, n,
+				strerror(errno));
+			return 1;
+		}
+		printf("%lu\n", (unsigned long)st.st_ino);
+	}
+	return fflush(stdout) ? 1 : 0;
 }
 
 static const struct ns_type hold_types[] = { NS_TYPE_ROWS };
@@ -345,10 +390,15 @@ int main(int argc, char **argv)
 		return hold(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "watch"))
 		return watch(atoi(argv[2]), argc - 3, argv + 3);
+	if (argc == 4 && !strcmp(argv[1], "mounts"))
+		return mounts(atoi(argv[2]), argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "churn"))
+		return churn(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "open-tree"))
 		return open_tree_run(argv + 2);
 	fputs("usage: nstest threads N | setown | netns-cookie | mntns-id FILE"
-	      " | mq NAME | open-tree DIR CMD... | watch SECONDS DIR...\n",
+	      " | mq NAME | open-tree DIR CMD... | watch SECONDS DIR..."
+	      " | mounts N DIR | churn N\n",
 	      stderr);
 	return 2;
 }
