@@ -103,3 +103,16 @@ five_uts() {
 	run fsop dir-resume "$NSFS/pid"
 	assert_output "OK $(ls -a "$NSFS/pid" | wc -l)"
 }
+
+@test "readdir gives each directory the inode number that stat gives it" {
+	spawn unshare --fork --pid sleep 1000
+	spawn_in_ns uts unshare --uts sleep 1000
+	for d in "$NSFS" "$NSFS/pid" "$NSFS/uts"; do
+		run fsop inodes "$d"
+		assert_success
+		refute_output ""
+		run awk '$2 != $3' <<<"$output"
+		assert_output ""
+	done
+}
+

@@ -75,6 +75,16 @@ fs_magic() {
 	assert_output --regexp '^ro(,|$)'
 }
 
+@test "remounting read-only with other flags works, and they take effect" {
+	mount -t namespacefs namespacefs "$mnt"
+	run mount -o remount,ro,nosuid,nodev,noexec "$mnt"
+	assert_success
+	run awk -v m="$mnt" '$2 == m { print $4 }' /proc/self/mounts
+	assert_output --regexp '^ro,nosuid,nodev,noexec(,|$)'
+	run fsop remount "$mnt" "" ro
+	assert_output OK
+}
+
 @test "an unknown mount option fails with EINVAL" {
 	run fsop mount namespacefs "$mnt" namespacefs bogus
 	assert_output EINVAL

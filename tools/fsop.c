@@ -49,7 +49,10 @@ static int usage(void)
 	      "  dir-resume DIR                   list it one entry a getdents64(2);\n"
 	      "                                   then, on another descriptor, seek\n"
 	      "                                   to each entry's d_off: is the next\n"
-	      "                                   entry there? No name twice?\n",
+	      "                                   entry there? No name twice?\n"
+	      "  inodes DIR                       print \"NAME D_INO ST_INO\" for\n"
+	      "                                   each directory in DIR (readdir's\n"
+	      "                                   d_ino, then fstatat's)\n",
 	      stderr);
 	return 2;
 }
@@ -285,6 +288,31 @@ static int do_seekdir(const char *path, const char *offset)
 	return 0;
 }
 
+static int do_inodes(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	d = opendir(path);
+	if (!d)
+		return report(-1);
+	while ((errno = 0, de = readdir(d))) {
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			return report(-1);
+		printf("%s %llu %llu\n", de->d_name,
+		       (unsigned long long)de->d_ino,
+		       (unsigned long long)st.st_ino);
+	}
+	if (errno)
+		return report(-1);
+	closedir(d);
+	return 0;
+}
+
 /* A getdents64(2) buffer that holds one entry of a namespacefs directory. */
 #define ONE_ENTRY	40
 #define MAX_ENTRIES	4096
@@ -397,6 +425,8 @@ int main(int argc, char **argv)
 		return do_consistent_live(argv[2]);
 	if (!strcmp(op, "dir-resume"))
 		return do_dir_resume(argv[2]);
+	if (!strcmp(op, "inodes"))
+		return do_inodes(argv[2]);
 	if (argc >= 4) {
 		if (!strcmp(op, "seekdir"))
 			return do_seekdir(argv[2], argv[3]);
