@@ -496,10 +496,7 @@ static int hold(const char *type, long n)
 			return 1;
 		}
 	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
+	return ready_then_hold();
 }
 
 /* ---- readdir ---- */
@@ -583,10 +580,7 @@ static int sleepers(long n)
 			sleep_forever();
 		}
 	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
+	return ready_then_hold();
 }
 
 /* ---- tree ---- */

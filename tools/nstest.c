@@ -204,10 +204,7 @@ static int mounts(int n, const char *dir)
 			return 1;
 		}
 	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
+	return ready_then_hold();
 }
 
 static int churn(int n)
@@ -284,10 +281,7 @@ static int hold(const char *type, int n)
 			return 1;
 		}
 	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
+	return ready_then_hold();
 }
 
 static void *idle(void *arg)

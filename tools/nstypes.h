@@ -3,12 +3,15 @@
  * The eight namespace types for the tools that make namespaces: the name
  * namespacefs and lsns use, the clone flag, and the file of /proc/PID/ns/
  * that shows a namespace the process made with unshare(flag) (for pid
- * and time, the one its children get).
+ * and time, the one its children get); and how they tell a test that the
+ * namespaces it asked for are there.
  */
 #ifndef NSTYPES_H
 #define NSTYPES_H
 
 #include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
 
 struct ns_type {
 	const char *name;
@@ -26,5 +29,17 @@ struct ns_type {
 	{ "time", CLONE_NEWTIME, "time_for_children" },			\
 	{ "pid", CLONE_NEWPID, "pid_for_children" },			\
 	{ "user", CLONE_NEWUSER, "user" }
+
+/*
+ * Say "ready" on standard output, for the test that waits for the
+ * namespaces to be made, and hold them until a signal ends the program.
+ */
+static inline int ready_then_hold(void)
+{
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
 
 #endif
