@@ -104,15 +104,29 @@ five_uts() {
 	assert_output "OK $(ls -a "$NSFS/pid" | wc -l)"
 }
 
-@test "readdir gives each directory the inode number that stat gives it" {
+@test "readdir gives each entry the inode number that stat gives it, unique and stable" {
 	spawn unshare --fork --pid sleep 1000
+	wait_until 10 child_of "$SPAWNED"
+	pid=$(ns_inum "$(child_of "$SPAWNED")" pid)
 	spawn_in_ns uts unshare --uts sleep 1000
-	for d in "$NSFS" "$NSFS/pid" "$NSFS/uts"; do
+	uts=$(ns_inum "$SPAWNED" uts)
+	all=
+	for d in "$NSFS" "$NSFS/pid" "$NSFS/uts" "$NSFS/pid/$pid" \
+		"$NSFS/uts/$uts" "$NSFS/user"; do
 		run fsop inodes "$d"
 		assert_success
 		refute_output ""
+		all+=$output$'\n'
 		run awk '$2 != $3' <<<"$output"
 		assert_output ""
 	done
+	# Files, links and directories alike: no number twice.
+	run bash -c "awk 'NF { print \$3 }' <<<'$all' | sort | uniq -d"
+	assert_output ""
+	# A file keeps its number from one lookup to the next.
+	a=$(stat -c %i "$NSFS/uts/$uts/hostname")
+	b=$(stat -c %i "$NSFS/uts/$uts/hostname")
+	assert_equal "$a" "$b"
+	assert_equal "$(stat -c %i "$NSFS/uts/$uts/owner")" "$(stat -c %i "$NSFS/uts/$uts/owner")"
 }
 

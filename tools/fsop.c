@@ -51,8 +51,8 @@ static int usage(void)
 	      "                                   to each entry's d_off: is the next\n"
 	      "                                   entry there? No name twice?\n"
 	      "  inodes DIR                       print \"NAME D_INO ST_INO\" for\n"
-	      "                                   each directory in DIR (readdir's\n"
-	      "                                   d_ino, then fstatat's)\n",
+	      "                                   each entry of DIR but . and ..\n"
+	      "                                   (readdir's d_ino, then fstatat's)\n",
 	      stderr);
 	return 2;
 }
@@ -298,8 +298,7 @@ static int do_inodes(const char *path)
 	if (!d)
 		return report(-1);
 	while ((errno = 0, de = readdir(d))) {
-		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
-		    !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			return report(-1);

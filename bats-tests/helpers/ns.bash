@@ -144,6 +144,16 @@ all_exited() {
 	done
 }
 
+# sits_in DIR PID: PID or one of its descendants has DIR as its working
+# directory (bats' traps may put a subshell between spawn and the command).
+sits_in() {
+	local p
+	for p in "$2" $(descendants_of "$2"); do
+		[ "$(readlink "/proc/$p/cwd")" = "$1" ] && return 0
+	done
+	return 1
+}
+
 # ns_dir_count TYPE: how many namespace directories TYPE has, at any depth.
 ns_dir_count() {
 	find "$NSFS/$1" -mindepth 1 -type d | wc -l
