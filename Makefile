@@ -23,7 +23,7 @@ check_kernel = $(or $(KERNEL),debug)
 run_kernel = $(or $(KERNEL),lean)
 run_mode = $(if $(value CMD),cmd,run)
 
-.PHONY: help check run bench check-series series deps tree kernel tools initramfs lint clean distclean
+.PHONY: help check run bench check-series series deps tree kernel tools initramfs lint install clean distclean
 
 help:
 	@echo 'Targets:'
@@ -38,6 +38,7 @@ help:
 	@echo '  make kernel      configure and build the kernel (KERNEL=debug by default)'
 	@echo '  make tools       build tools/*.c for the guest and the host into build/tools/'
 	@echo '  make initramfs   build the guest root file system, build/initramfs.cpio.gz'
+	@echo '  make install     install lsnamespaces and its man page (PREFIX=/usr/local, DESTDIR)'
 	@echo '  make clean       remove the build output but keep the kernel tree build/linux'
 	@echo '  make distclean   remove build/, the kernel tree included'
 	@echo 'Settings:'
@@ -77,8 +78,8 @@ check: deps
 	@tools/lint.sh $(check_kernel)
 	@tools/build-tools.sh
 	@tools/tests/run.sh >build/host-tests.log 2>&1 && \
-		echo "==> host tests of nsfs: $$(tail -n 1 build/host-tests.log) (log: build/host-tests.log)" || \
-		{ tail -n 30 build/host-tests.log; echo "==> host tests of nsfs failed: see build/host-tests.log"; exit 1; }
+		echo "==> host tests of lsnamespaces: $$(tail -n 1 build/host-tests.log) (log: build/host-tests.log)" || \
+		{ tail -n 30 build/host-tests.log; echo "==> host tests of lsnamespaces failed: see build/host-tests.log"; exit 1; }
 	@tools/build-selftests.sh
 	@guest-rootfs/build.sh
 	@$(guest_env) tools/guest-run.sh check $(check_kernel)
@@ -101,6 +102,16 @@ check-series: deps
 
 series:
 	@tools/series.sh
+
+# The administrator's tool on a real machine: it needs no namespacefs
+# (--proc), only libsmartcols and libmount.
+PREFIX ?= /usr/local
+install:
+	@pkg-config --exists smartcols mount || \
+		{ echo 'make install: needs libsmartcols and libmount (Debian: apt-get install libsmartcols-dev libmount-dev pkg-config gcc)'; exit 1; }
+	@tools/build-tools.sh
+	install -D -m 0755 build/tools/host/lsnamespaces $(DESTDIR)$(PREFIX)/bin/lsnamespaces
+	install -D -m 0644 tools/lsnamespaces/lsnamespaces.8 $(DESTDIR)$(PREFIX)/share/man/man8/lsnamespaces.8
 
 clean:
 	@tools/clean.sh

@@ -52,7 +52,7 @@ echo 1100000 >/proc/sys/fs/nr_open
 echo 1100000 >/proc/sys/fs/file-max
 echo 4194304 >/proc/sys/kernel/pid_max
 echo 1000000 >/proc/sys/kernel/threads-max
-# Every tool may keep a file open per namespace (nsfs --proc does).
+# Every tool may keep a file open per namespace (lsnamespaces --proc does).
 ulimit -n 1048576
 
 echo "@@ kernel $(uname -r) $(uname -v)"
@@ -213,9 +213,9 @@ measure() {
 	say "listing: $c containers x $p processes: $nns namespaces, $nprocs processes"
 	for what in tree nsfs proc lsns lsns-T; do
 		case $what in
-		tree) cmd=(nsfs -J -o NS,TYPE,PARENT,OWNER) ;;
-		nsfs) cmd=(nsfs -J -o NS,TYPE,NPROCS,PID,USER,COMMAND) ;;
-		proc) cmd=(nsfs --proc -J) ;;
+		tree) cmd=(lsnamespaces -J -o NS,TYPE,PNS,ONS) ;;
+		nsfs) cmd=(lsnamespaces -J -o NS,TYPE,NPROCS,PID,USER,COMMAND) ;;
+		proc) cmd=(lsnamespaces --proc -J) ;;
 		lsns) cmd=(lsns -J) ;;
 		lsns-T) cmd=(lsns -J -T) ;;
 		esac

@@ -202,11 +202,11 @@ cmax=${grid_c[-1]-0} pmin=${grid_p[0]-0} pmax=${grid_p[-1]-0}
 		want=5
 		[[ $p == "$pmax" && $pmin != "$pmax" ]] && want=20
 		r=$(ratio "$(listing "$cmax" "$p" 8)" "$(listing "$cmax" "$p" 6)")
-		echo "| Full listing \`nsfs -J\` (lsns's default columns) vs \`lsns -J\`, $cmax containers x $p | ${r}x faster | >= ${want}x | $(verdict "$(ge "$r" "$want")") |"
+		echo "| Full listing \`lsnamespaces -J\` (lsns's default columns) vs \`lsns -J\`, $cmax containers x $p | ${r}x faster | >= ${want}x | $(verdict "$(ge "$r" "$want")") |"
 		[[ $pmin == "$pmax" ]] && break
 	done
 	r=$(ratio "$(listing "$cmax" "$pmax" 6)" "$(listing "$cmax" "$pmin" 6)")
-	echo "| \`nsfs -J\` as processes grow: time at $cmax x $pmax / at $cmax x $pmin | ${r}x | flat (<= 1.5x; \`lsns -J\`: $(ratio "$(listing "$cmax" "$pmax" 8)" "$(listing "$cmax" "$pmin" 8)")x) | $(verdict "$(le "$r" 1.5)") |"
+	echo "| \`lsnamespaces -J\` as processes grow: time at $cmax x $pmax / at $cmax x $pmin | ${r}x | flat (<= 1.5x; \`lsns -J\`: $(ratio "$(listing "$cmax" "$pmax" 8)" "$(listing "$cmax" "$pmin" 8)")x) | $(verdict "$(le "$r" 1.5)") |"
 	# Creation: judged only if the control, which makes no namespace, came
 	# out within 5% of 100%.
 	fork=$(awk '$1 == "fork" { printf "%.1f", $5 * 100 }' "$out/rate.dat")
@@ -240,18 +240,18 @@ cmax=${grid_c[-1]-0} pmin=${grid_p[0]-0} pmax=${grid_p[-1]-0}
 	echo "(median of 5 runs; 3 when a run takes over 2 s, 1 over 10 s). Each container"
 	echo "has its own pid, user, uts, ipc, net, mnt, cgroup and time namespaces; a chain"
 	echo "of nested user and pid namespaces is there throughout. tree:"
-	echo "\`nsfs -J -o NS,TYPE,PARENT,OWNER\` (the root namespaces file); \`nsfs -J\`:"
-	echo "\`nsfs -J -o NS,TYPE,NPROCS,PID,USER,COMMAND\`, lsns's default columns (the"
+	echo "\`lsnamespaces -J -o NS,TYPE,PNS,ONS\` (the root namespaces file); \`lsnamespaces -J\`:"
+	echo "\`lsnamespaces -J -o NS,TYPE,NPROCS,PID,USER,COMMAND\`, lsns's default columns (the"
 	echo "namespaces and members files, then the command line of each namespace's lowest PID)."
 	echo
-	echo "| Containers | Procs each | Namespaces | Processes | tree | \`nsfs -J\` | \`nsfs --proc -J\` | \`lsns -J\` | \`lsns -J -T\` | lsns / tree | lsns / nsfs | proc / nsfs | Listed: tree, nsfs, proc, lsns |"
+	echo "| Containers | Procs each | Namespaces | Processes | tree | \`lsnamespaces -J\` | \`lsnamespaces --proc -J\` | \`lsns -J\` | \`lsns -J -T\` | lsns / tree | lsns / listing | proc / listing | Listed: tree, listing, proc, lsns |"
 	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	awk '!/^#/ { printf "| %d | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.1fx | %.1fx | %.1fx | %s, %s, %s, %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $8 / $5, $8 / $6, $7 / $6, $10, $11, $12, $13 }' "$out/list.dat"
 	echo
 	echo "Namespaces: those in namespacefs (\`nsbench tree | wc -l\`). Listed: the namespaces"
 	echo "in each command's output (the first run's; every tool may open 1,048,576 files)."
 	echo "\`lsns\` shows only namespaces that a"
-	echo "process is in; where \`nsfs --proc -J\` lists fewer than \`nsfs -J\`, its time is"
+	echo "process is in; where \`lsnamespaces --proc -J\` lists fewer than \`lsnamespaces -J\`, its time is"
 	echo "not that of the same work."
 	echo
 	echo "![enumeration time against the number of namespaces](enumeration.png)"
@@ -327,10 +327,10 @@ a = '$out/list-p$pmin.dat'
 b = '$out/list-p$pmax.dat'
 plot a u 3:5 w lp lc 1 pt 7 dt 1 t 'namespacefs tree, P=$pmin', \
      b u 3:5 w lp lc 1 pt 6 dt 2 t 'namespacefs tree, P=$pmax', \
-     a u 3:6 w lp lc 2 pt 7 dt 1 t 'nsfs -J, P=$pmin', \
-     b u 3:6 w lp lc 2 pt 6 dt 2 t 'nsfs -J, P=$pmax', \
-     a u 3:7 w lp lc 3 pt 7 dt 1 t 'nsfs --proc -J, P=$pmin', \
-     b u 3:7 w lp lc 3 pt 6 dt 2 t 'nsfs --proc -J, P=$pmax', \
+     a u 3:6 w lp lc 2 pt 7 dt 1 t 'lsnamespaces -J, P=$pmin', \
+     b u 3:6 w lp lc 2 pt 6 dt 2 t 'lsnamespaces -J, P=$pmax', \
+     a u 3:7 w lp lc 3 pt 7 dt 1 t 'lsnamespaces --proc -J, P=$pmin', \
+     b u 3:7 w lp lc 3 pt 6 dt 2 t 'lsnamespaces --proc -J, P=$pmax', \
      a u 3:8 w lp lc 4 pt 7 dt 1 t 'lsns -J, P=$pmin', \
      b u 3:8 w lp lc 4 pt 6 dt 2 t 'lsns -J, P=$pmax'
 EOF

@@ -1,12 +1,13 @@
 #!/bin/bash
-# build-tools.sh: build each tools/NAME.c into a program NAME, twice: for the
-# guest (static) in build/tools/guest/ and for the host in build/tools/host/.
+# build-tools.sh: build each tools/NAME.c, and each folder tools/NAME/ of
+# C files, into a program NAME, twice: for the guest (static) in
+# build/tools/guest/ and for the host in build/tools/host/.
 #
-# A program that includes <libsmartcols.h> is linked with libsmartcols; for
-# the guest it is linked statically when a static libsmartcols exists and
+# A program that includes <libsmartcols.h> or <libmount.h> is linked with
+# that library; for the guest statically when a static library exists and
 # dynamically otherwise (the initramfs then carries the libraries it needs).
-# A program is rebuilt when its source, a tools/*.h header or this script is
-# newer than it.
+# A program is rebuilt when one of its sources or headers, a tools/*.h
+# header or this script is newer than it.
 . "$(dirname "$0")/lib.sh"
 
 # Two runs at once would write the same files.
@@ -19,23 +20,31 @@ guest_dir=$BUILD/tools/guest
 host_dir=$BUILD/tools/host
 mkdir -p "$guest_dir" "$host_dir"
 
-sources=(tools/*.c)
+# A program is a file tools/NAME.c or a folder tools/NAME/ with C files.
+shopt -s nullglob
+programs=()
+for src in tools/*.c tools/*/*.c; do
+	[[ $src == tools/*/*.c ]] && src=${src%/*}
+	[[ " ${programs[*]} " == *" $src "* ]] || programs+=("$src")
+done
 headers=(tools/*.h)
 
 # Programs whose source is gone.
 for bin in "$guest_dir"/* "$host_dir"/*; do
-	[[ -f tools/${bin##*/}.c ]] || rm -f "$bin"
+	[[ -f tools/${bin##*/}.c || -d tools/${bin##*/} ]] || rm -f "$bin"
 done
-if ((${#sources[@]} == 0)); then
+if ((${#programs[@]} == 0)); then
 	msg "tools: no tools/*.c to build"
 	exit 0
 fi
 
-smartcols_static=
-if pkg-config --exists smartcols; then
-	libdir=$(pkg-config --variable=libdir smartcols)
-	[[ -f $libdir/libsmartcols.a ]] && smartcols_static=1
-fi
+# static_ok LIB: a static build of LIB exists.
+static_ok() {
+	local libdir
+	pkg-config --exists "$1" || return 1
+	libdir=$(pkg-config --variable=libdir "$1")
+	[[ -f $libdir/lib$1.a ]]
+}
 
 # out_of_date OUTPUT INPUT...
 out_of_date() {
@@ -48,43 +57,70 @@ out_of_date() {
 	return 1
 }
 
-# compile OUTPUT SOURCE EXTRA-FLAGS...
+# compile OUTPUT NAME SOURCES -- EXTRA-FLAGS...
 compile() {
-	local out=$1 src=$2
+	local out=$1 name=$2 srcs=()
 	shift 2
-	if ! gcc "${CFLAGS[@]}" -o "$out.tmp" "$src" "$@"; then
+	while [[ $1 != -- ]]; do
+		srcs+=("$1")
+		shift
+	done
+	shift
+	if ! gcc "${CFLAGS[@]}" -o "$out.tmp" "${srcs[@]}" "$@"; then
 		rm -f "$out.tmp"
-		die "tools: ${src##*/} does not compile"
+		die "tools: $name does not compile"
 	fi
 	mv "$out.tmp" "$out"
 }
 
 built=()
-for src in "${sources[@]}"; do
-	name=${src##*/}
+for prog in "${programs[@]}"; do
+	name=${prog##*/}
 	name=${name%.c}
+	if [[ -d $prog ]]; then
+		srcs=("$prog"/*.c)
+		deps=("$prog"/*.c "$prog"/*.h)
+	else
+		srcs=("$prog")
+		deps=("$prog")
+	fi
+	libs=()
+	for lib in smartcols mount; do
+		grep -q "^[[:space:]]*#[[:space:]]*include[[:space:]]*<lib$lib" \
+			"${deps[@]}" && libs+=("$lib")
+	done
 	host_libs=()
 	guest_flags=(-static)
-	if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*<libsmartcols' "$src"; then
-		read -ra host_libs <<<"$(pkg-config --cflags --libs smartcols)"
-		if [[ $smartcols_static ]]; then
-			read -ra guest_flags <<<"-static $(pkg-config --static --cflags --libs smartcols)"
+	if ((${#libs[@]})); then
+		read -ra host_libs <<<"$(pkg-config --cflags --libs "${libs[@]}")"
+		static=1
+		for lib in "${libs[@]}"; do
+			static_ok "$lib" || static=
+		done
+		if [[ $static ]]; then
+			read -ra guest_flags <<<"-static $(pkg-config --static --cflags --libs "${libs[@]}")"
 		else
 			guest_flags=("${host_libs[@]}")
 		fi
 	fi
-	deps=("$src" "${headers[@]}" "$0")
+	# --filter where libsmartcols has filters (2.40 and later).
+	if [[ " ${libs[*]} " == *" smartcols "* ]] &&
+		pkg-config --atleast-version=2.40 smartcols; then
+		host_libs+=(-DHAVE_SCOLS_FILTER)
+		guest_flags+=(-DHAVE_SCOLS_FILTER)
+	fi
+	deps+=("${headers[@]}" "$0")
 	if out_of_date "$host_dir/$name" "${deps[@]}"; then
-		compile "$host_dir/$name" "$src" "${host_libs[@]}"
+		compile "$host_dir/$name" "$name" "${srcs[@]}" -- "${host_libs[@]}"
 		built+=("$name")
 	fi
 	if out_of_date "$guest_dir/$name" "${deps[@]}"; then
-		compile "$guest_dir/$name" "$src" "${guest_flags[@]}"
+		compile "$guest_dir/$name" "$name" "${srcs[@]}" -- "${guest_flags[@]}"
 		[[ ${built[-1]-} == "$name" ]] || built+=("$name")
 	fi
 done
 if ((${#built[@]})); then
 	msg "tools: built ${built[*]} (host and guest, in $BUILD/tools/)"
 else
-	msg "tools: ${#sources[@]} programs up to date"
+	msg "tools: ${#programs[@]} programs up to date"
 fi

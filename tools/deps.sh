@@ -8,7 +8,7 @@ packages=(
 	linux-source-6.12 qemu-system-x86 busybox-static
 	bats bats-assert bats-support bats-file
 	flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache
-	libsmartcols-dev pkg-config gcc make git util-linux iproute2 jq sparse
+	libsmartcols-dev libmount-dev pkg-config gcc make git util-linux iproute2 jq sparse
 	"$@"
 )
 

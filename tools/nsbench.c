@@ -66,8 +66,8 @@
 
 static const struct ns_type types[] = {
 	NS_TYPE_ROWS,
-	{ "all", ALL_NS, NULL },
-	{ "fork", 0, NULL },
+	{ "all", ALL_NS, NULL, 0 },
+	{ "fork", 0, NULL, 0 },
 };
 
 #define NTYPES (sizeof(types) / sizeof(types[0]))

@@ -17,18 +17,22 @@ struct ns_type {
 	const char *name;
 	int flag;
 	const char *file;
+	int nested;	/* pid and user namespaces nest by parent */
 };
 
-/* The initializers of a struct ns_type array, one a type. */
+/*
+ * The initializers of a struct ns_type array, one a type, in the order of
+ * namespacefs's root directory and of its members file's columns.
+ */
 #define NS_TYPE_ROWS							\
-	{ "uts", CLONE_NEWUTS, "uts" },					\
-	{ "ipc", CLONE_NEWIPC, "ipc" },					\
-	{ "net", CLONE_NEWNET, "net" },					\
-	{ "mnt", CLONE_NEWNS, "mnt" },					\
-	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },			\
-	{ "time", CLONE_NEWTIME, "time_for_children" },			\
-	{ "pid", CLONE_NEWPID, "pid_for_children" },			\
-	{ "user", CLONE_NEWUSER, "user" }
+	{ "cgroup", CLONE_NEWCGROUP, "cgroup", 0 },			\
+	{ "ipc", CLONE_NEWIPC, "ipc", 0 },				\
+	{ "mnt", CLONE_NEWNS, "mnt", 0 },				\
+	{ "net", CLONE_NEWNET, "net", 0 },				\
+	{ "pid", CLONE_NEWPID, "pid_for_children", 1 },			\
+	{ "time", CLONE_NEWTIME, "time_for_children", 0 },		\
+	{ "user", CLONE_NEWUSER, "user", 1 },				\
+	{ "uts", CLONE_NEWUTS, "uts", 0 }
 
 /*
  * Say "ready" on standard output, for the test that waits for the

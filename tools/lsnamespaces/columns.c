@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one column table: lsns's columns with lsns's names, meanings and JSON
+ * keys and values, then lsnamespaces's own; and what each cell says.
+ */
+#include "lsnamespaces.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define P NEED_PROCS
+const struct coldesc columns[NCOLS] = {
+	[C_NS] = { "NS", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, 0,
+		   "namespace identifier (inode number)" },
+	[C_TYPE] = { "TYPE", 5, 0, SCOLS_JSON_STRING, 0, "kind of namespace" },
+	[C_PATH] = { "PATH", 0, 0, SCOLS_JSON_STRING, P,
+		     "path to the namespace" },
+	[C_NPROCS] = { "NPROCS", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, P,
+		       "number of processes in the namespace" },
+	[C_PID] = { "PID", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, P,
+		    "lowest PID in the namespace" },
+	[C_PPID] = { "PPID", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, P,
+		     "PPID of the PID" },
+	[C_COMMAND] = { "COMMAND", 0, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, P,
+			"command line of the PID" },
+	[C_UID] = { "UID", 0, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+		    P | NEED_CREATOR, "UID of the PID" },
+	[C_USER] = { "USER", 0, 0, SCOLS_JSON_STRING, P | NEED_CREATOR,
+		     "username of the PID" },
+	[C_NETNSID] = { "NETNSID", 0, SCOLS_FL_RIGHT, SCOLS_JSON_STRING, P,
+			"namespace ID as used by network subsystem" },
+	[C_NSFS] = { "NSFS", 0, SCOLS_FL_WRAP, SCOLS_JSON_STRING, 0,
+		     "nsfs mountpoint (usually used network subsystem)" },
+	[C_PNS] = { "PNS", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+		    NEED_RELATIONS, "parent namespace identifier (inode number)" },
+	[C_ONS] = { "ONS", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+		    NEED_RELATIONS, "owner namespace identifier (inode number)" },
+	[C_ID] = { "ID", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, NEED_ID,
+		   "namespace id (never reused; NS_GET_ID)" },
+	[C_LEVEL] = { "LEVEL", 2, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+		      NEED_LEVEL | NEED_RELATIONS, "nesting depth (pid, user)" },
+	[C_DETAIL] = { "DETAIL", 0.2, 0, SCOLS_JSON_STRING,
+		       NEED_DETAIL | NEED_LEVEL | NEED_RELATIONS,
+		       "per type: host name, maps, counts, offsets" },
+	[C_DIR] = { "DIR", 0.3, 0, SCOLS_JSON_STRING, 0,
+		    "the namespace's directory in namespacefs" },
+	[C_CREATOR] = { "CREATOR", 8, 0, SCOLS_JSON_STRING, NEED_CREATOR,
+			"creator of the owning user namespace (owner of its files)" },
+	[C_CREATORUID] = { "CREATORUID", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			   NEED_CREATOR, "UID of that creator" },
+	[C_PIDS] = { "PIDS", 0.3, 0, SCOLS_JSON_ARRAY_NUMBER, P,
+		     "the PIDs of its processes, ascending" },
+	[C_HOSTNAME] = { "HOSTNAME", 10, 0, SCOLS_JSON_STRING,
+			 P | NEED_HOSTNAME,
+			 "host name of the uts namespace of the lowest PID" },
+	[C_UTS] = { "UTS", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, P,
+		    "uts namespace of the lowest PID (inode number)" },
+};
+#undef P
+
+int column_by_name(const char *name, size_t len)
+{
+	for (int i = 0; i < NCOLS; i++)
+		if (strlen(columns[i].name) == len &&
+		    !strncasecmp(columns[i].name, name, len))
+			return i;
+	return -1;
+}
+
+/* util-linux's -o: "+LIST" adds to the defaults, "LIST" replaces them. */
+void parse_columns(struct opts *o, const int *defaults, size_t ndefaults)
+{
+	const char *p = o->outarg;
+
+	if (o->all_cols) {
+		for (int i = 0; i < NCOLS; i++)
+			o->cols[o->ncols++] = i;
+	} else if (!p || *p == '+') {
+		memcpy(o->cols, defaults, ndefaults * sizeof(int));
+		o->ncols = ndefaults;
+	}
+	if (!p)
+		return;
+	if (*p == '+')
+		p++;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int c;
+
+		if (len) {
+			c = column_by_name(p, len);
+			if (c < 0)
+				errx(EXIT_FAILURE, "unknown column: %.*s", (int)len, p);
+			if (o->ncols == sizeof(o->cols) / sizeof(o->cols[0]))
+				errx(EXIT_FAILURE, "too many columns");
+			o->cols[o->ncols++] = c;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!o->ncols)
+		errx(EXIT_FAILURE, "no columns given to --output");
+}
+
+bool has_column(const struct opts *o, int col)
+{
+	for (size_t i = 0; i < o->ncols; i++)
+		if (o->cols[i] == col)
+			return true;
+	return false;
+}
+
+unsigned int columns_need(const struct opts *o)
+{
+	unsigned int need = 0;
+
+	for (size_t i = 0; i < o->ncols; i++)
+		need |= columns[o->cols[i]].need;
+	return need;
+}
+
+struct libscols_table *new_table(const struct opts *o, const char *name,
+				 int tree_col)
+{
+	struct libscols_table *tb = scols_new_table();
+
+	if (!tb)
+		errx(EXIT_FAILURE, "cannot create a table");
+	scols_table_set_name(tb, name);
+	scols_table_enable_raw(tb, o->raw);
+	scols_table_enable_json(tb, o->json);
+	scols_table_enable_noheadings(tb, o->noheadings);
+	for (size_t i = 0; i < o->ncols; i++) {
+		const struct coldesc *c = &columns[o->cols[i]];
+		int flags = c->flags;
+		struct libscols_column *cl;
+
+		if (o->notrunc)
+			flags &= ~SCOLS_FL_TRUNC;
+		if ((o->nowrap || o->raw) && !o->json)
+			flags &= ~SCOLS_FL_WRAP;
+		if ((int)i == tree_col)
+			flags = (flags & ~SCOLS_FL_RIGHT) | SCOLS_FL_TREE;
+		/* A JSON array's numbers are the lines of its cell. */
+		if (o->json && c->json == SCOLS_JSON_ARRAY_NUMBER)
+			flags |= SCOLS_FL_WRAP;
+		cl = scols_table_new_column(tb, c->name, c->whint, flags);
+		if (!cl)
+			errx(EXIT_FAILURE, "cannot create a table column");
+		if (o->json)
+			scols_column_set_json_type(cl, c->json);
+		/* Multi-line cells: one PID or mount point a line. */
+		if (flags & SCOLS_FL_WRAP) {
+			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
+						  scols_wrapnl_nextchunk, NULL);
+			scols_column_set_safechars(cl, "\n");
+		}
+	}
+	return tb;
+}
+
+static char *num(uint64_t v)
+{
+	return xasprintf("%llu", (unsigned long long)v);
+}
+
+/* The PIDs: comma-separated, or one a line for a JSON array. */
+static char *pid_list(const struct opts *o, const struct ns *ns)
+{
+	char sep = o->json ? '\n' : ',';
+	size_t cap = ns->nprocs * 12 + 1, len = 0;
+	char *out = xrealloc(NULL, cap);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < ns->nprocs; i++)
+		len += snprintf(out + len, cap - len, "%s%d",
+				i ? (char[]){ sep, 0 } : "", (int)ns->procs[i]);
+	return out;
+}
+
+/* The uts namespace of @pid, from what the source found. */
+static const struct ns *uts_of(const struct nsset *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i]->type == T_UTS && has_pid(s->v[i], pid))
+			return s->v[i];
+	/* Its procs could not be read: ask /proc. */
+	snprintf(path, sizeof(path), "/proc/%d/ns/uts", (int)pid);
+	if (stat(path, &st) == 0)
+		return ns_find(s, T_UTS, st.st_ino);
+	return NULL;
+}
+
+/* lsns's UID: the process's, or with none the owner's creator. */
+static bool row_uid(const struct ns *ns, pid_t pid, uid_t *uid)
+{
+	if (pid && proc_uid(proc_get(pid), uid))
+		return true;
+	*uid = ns->creator;
+	return ns->has_creator;
+}
+
+char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
+	   pid_t pid, int col)
+{
+	const struct ns *uts;
+	const char *str;
+	uid_t uid;
+	pid_t ppid;
+
+	switch (col) {
+	case C_NS:
+		/* 0: a copy's root whose inum file could not be read. */
+		return ns->inum ? num(ns->inum) : NULL;
+	case C_TYPE:
+		return xstrdup(nstypes[ns->type].name);
+	case C_PATH:
+		if (pid)
+			return xasprintf("/proc/%d/ns/%s", (int)pid,
+					 nstypes[ns->type].name);
+		return ns->nspath ? xstrdup(ns->nspath) : NULL;
+	case C_NPROCS:
+		return ns->procs_known ? num(ns->nprocs) : NULL;
+	case C_PID:
+		return pid ? num((uint64_t)pid) : NULL;
+	case C_PPID:
+		return pid && proc_ppid(proc_get(pid), &ppid) ?
+			       num((uint64_t)ppid) : NULL;
+	case C_COMMAND:
+		str = pid ? proc_command(proc_get(pid)) : NULL;
+		return str ? xstrdup(str) : NULL;
+	case C_UID:
+		return row_uid(ns, pid, &uid) ? num(uid) : NULL;
+	case C_USER:
+		return row_uid(ns, pid, &uid) ? xstrdup(user_name(uid)) : NULL;
+	case C_NETNSID:
+		return pid && ns->type == T_NET ? netnsid_of(pid) : NULL;
+	case C_NSFS:
+		return nsfs_mounts(ns, o->nowrap || o->raw ? ',' : '\n');
+	/* 0 where there is none, as lsns; empty where it is not known. */
+	case C_PNS:
+		if (!ns->has_parent)
+			return num(0);
+		return ns->parent_inum ? num(ns->parent_inum) : NULL;
+	case C_ONS:
+		if (!ns->has_owner)
+			return num(0);
+		return ns->owner_inum ? num(ns->owner_inum) : NULL;
+	case C_ID:
+		return ns->has_id ? num(ns->id) : NULL;
+	case C_LEVEL:
+		return ns->has_level ? num((uint64_t)ns->level) : NULL;
+	case C_DETAIL:
+		if (ns->detail)
+			return xstrdup(ns->detail);
+		if (ns->type == T_PID && ns->has_level)
+			return xasprintf("level %d", ns->level);
+		return NULL;
+	case C_DIR:
+		return ns->dir ? xstrdup(ns->dir) : NULL;
+	case C_CREATOR:
+		return ns->has_creator ? xstrdup(user_name(ns->creator)) : NULL;
+	case C_CREATORUID:
+		return ns->has_creator ? num(ns->creator) : NULL;
+	case C_PIDS:
+		return pid_list(o, ns);
+	case C_HOSTNAME:
+		uts = pid ? uts_of(s, pid) : ns->type == T_UTS ? ns : NULL;
+		return uts && uts->hostname ? xstrdup(uts->hostname) : NULL;
+	case C_UTS:
+		uts = pid ? uts_of(s, pid) : NULL;
+		return uts ? num(uts->inum) : NULL;
+	}
+	return NULL;
+}
+
+void fill_line(const struct opts *o, const struct nsset *s, const struct ns *ns,
+	       pid_t pid, struct libscols_line *ln)
+{
+	for (size_t i = 0; i < o->ncols; i++) {
+		char *data = cell(o, s, ns, pid, o->cols[i]);
+
+		if (data && scols_line_refer_data(ln, i, data))
+			errx(EXIT_FAILURE, "out of memory");
+	}
+}
+
+#ifdef HAVE_SCOLS_FILTER
+static struct libscols_filter *filter;
+
+void apply_filter(const struct opts *o, struct libscols_table *tb)
+{
+	struct libscols_iter *itr;
+	const char *name;
+
+	if (!o->filter)
+		return;
+	filter = scols_new_filter(NULL);
+	if (!filter)
+		errx(EXIT_FAILURE, "out of memory");
+	if (scols_filter_parse_string(filter, o->filter) != 0)
+		errx(EXIT_FAILURE, "failed to parse filter: %s",
+		     scols_filter_get_errmsg(filter) ?: o->filter);
+	/* Every column the expression names must be one we know. */
+	itr = scols_new_iter(SCOLS_ITER_FORWARD);
+	if (!itr)
+		errx(EXIT_FAILURE, "out of memory");
+	while (scols_filter_next_holder(filter, itr, &name, 0) == 0) {
+		struct libscols_column *cl = scols_table_get_column_by_name(tb, name);
+
+		if (!cl)
+			errx(EXIT_FAILURE, "filter: column %s is not shown; add it with -o +%s",
+			     name, name);
+		scols_filter_assign_column(filter, itr, name, cl);
+	}
+	scols_free_iter(itr);
+}
+
+/* Removes the lines that do not match (a filtered table is a list). */
+static void filter_lines(struct libscols_table *tb)
+{
+	struct libscols_iter *itr = scols_new_iter(SCOLS_ITER_FORWARD);
+	struct libscols_line *ln, **drop = NULL;
+	size_t ndrop = 0;
+
+	if (!itr)
+		errx(EXIT_FAILURE, "out of memory");
+	while (scols_table_next_line(tb, itr, &ln) == 0) {
+		int status = 0;
+
+		if (scols_line_apply_filter(ln, filter, &status) != 0)
+			errx(EXIT_FAILURE, "filter: cannot apply it");
+		if (!status)
+			add_ptr((void ***)&drop, &ndrop, ln);
+	}
+	scols_free_iter(itr);
+	for (size_t i = 0; i < ndrop; i++)
+		scols_table_remove_line(tb, drop[i]);
+	free(drop);
+}
+#else
+void apply_filter(const struct opts *o, struct libscols_table *tb)
+{
+	(void)tb;
+	if (o->filter)
+		errx(EXIT_FAILURE,
+		     "--filter needs libsmartcols 2.40 or later; this lsnamespaces was built with %s",
+		     LIBSMARTCOLS_VERSION);
+}
+#endif
+
+void print_table(const struct opts *o, struct libscols_table *tb)
+{
+#ifdef HAVE_SCOLS_FILTER
+	if (o->filter)
+		filter_lines(tb);
+#else
+	(void)o;
+#endif
+	if (scols_print_table(tb) != 0)
+		errx(EXIT_FAILURE, "cannot print the table");
+}

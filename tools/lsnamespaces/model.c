@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The namespaces a source found: a vector, a hash on (type, inode number),
+ * and the links between them (parent, owner, children, owned).
+ */
+#include "lsnamespaces.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static size_t ns_hash(int type, uint64_t inum, size_t cap)
+{
+	uint64_t h = (inum * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)type;
+
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+struct ns *ns_find(const struct nsset *s, int type, uint64_t inum)
+{
+	size_t i;
+
+	if (!s->hcap)
+		return NULL;
+	for (i = ns_hash(type, inum, s->hcap); s->hash[i];
+	     i = (i + 1) & (s->hcap - 1))
+		if (s->hash[i]->type == type && s->hash[i]->inum == inum)
+			return s->hash[i];
+	return NULL;
+}
+
+static void hash_put(struct nsset *s, struct ns *ns)
+{
+	size_t i;
+
+	if ((s->hn + 1) * 2 > s->hcap) {
+		struct ns **old = s->hash;
+		size_t oldcap = s->hcap;
+
+		s->hcap = s->hcap ? s->hcap * 2 : 64;
+		s->hash = xzalloc(s->hcap * sizeof(*s->hash));
+		s->hn = 0;
+		for (i = 0; i < oldcap; i++)
+			if (old[i])
+				hash_put(s, old[i]);
+		free(old);
+	}
+	for (i = ns_hash(ns->type, ns->inum, s->hcap); s->hash[i];
+	     i = (i + 1) & (s->hcap - 1))
+		;
+	s->hash[i] = ns;
+	s->hn++;
+}
+
+struct ns *ns_new(int type)
+{
+	struct ns *ns = xzalloc(sizeof(*ns));
+
+	ns->type = type;
+	ns->fd = -1;
+	return ns;
+}
+
+static void ns_free(struct ns *ns)
+{
+	if (ns->fd >= 0)
+		close(ns->fd);
+	free(ns->dir);
+	free(ns->nspath);
+	free(ns->procs);
+	free(ns->hostname);
+	free(ns->detail);
+	free(ns->kids);
+	free(ns->owned);
+	free(ns);
+}
+
+void ns_add(struct nsset *s, struct ns *ns)
+{
+	ns->wanted = s->types & (1u << ns->type);
+	add_ptr((void ***)&s->v, &s->n, ns);
+	hash_put(s, ns);
+}
+
+void add_pid(struct ns *ns, pid_t pid)
+{
+	if (!(ns->nprocs & (ns->nprocs - 1)))
+		ns->procs = xrealloc(ns->procs, (ns->nprocs ? 2 * ns->nprocs : 1) *
+					      sizeof(pid_t));
+	ns->procs[ns->nprocs++] = pid;
+	ns->procs_known = true;
+}
+
+bool has_pid(const struct ns *ns, pid_t pid)
+{
+	return ns->nprocs &&
+	       bsearch(&pid, ns->procs, ns->nprocs, sizeof(pid_t), cmp_pid);
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	const struct ns *x = *(struct ns *const *)a, *y = *(struct ns *const *)b;
+
+	if (x->type != y->type)
+		return x->type - y->type;
+	if (x->is_root != y->is_root)
+		return x->is_root ? -1 : 1;
+	return (x->inum > y->inum) - (x->inum < y->inum);
+}
+
+void link_all(struct nsset *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_ns);
+	for (size_t i = 0; i < s->n; i++) {
+		struct ns *ns = s->v[i];
+
+		if (ns->has_parent && !ns->parent)
+			ns->parent = ns_find(s, ns->type, ns->parent_inum);
+		if (ns->parent)
+			add_ptr((void ***)&ns->parent->kids, &ns->parent->nkids, ns);
+		/* A user namespace's owner is its parent. */
+		if (ns->type == T_USER && ns->has_parent) {
+			ns->has_owner = true;
+			ns->owner_inum = ns->parent_inum;
+		}
+		if (ns->owner_is_user_root && s->root[T_USER]) {
+			ns->owner_inum = s->root[T_USER]->inum;
+			ns->has_owner = true;
+		}
+		if (ns->has_owner)
+			ns->owner = ns_find(s, T_USER, ns->owner_inum);
+		if (ns->type != T_USER && ns->owner)
+			add_ptr((void ***)&ns->owner->owned, &ns->owner->nowned, ns);
+	}
+}
+
+/* Levels not read from a file: one more than the parent's. */
+void fill_levels(struct nsset *s)
+{
+	/* Sorted by type, roots first, parents before children. */
+	for (size_t i = 0; i < s->n; i++) {
+		struct ns *ns = s->v[i];
+		int depth = 0;
+		struct ns *p;
+
+		if (!nstypes[ns->type].nested || ns->has_level)
+			continue;
+		for (p = ns; p && !p->has_level; p = p->parent)
+			depth++;
+		if (p) {
+			ns->level = p->level + depth;
+			ns->has_level = true;
+		} else if (s->proc) {
+			/* --proc: the depth below the top this process sees. */
+			ns->level = depth - 1;
+			ns->has_level = true;
+		}
+	}
+}
+
+void load(struct nsset *s)
+{
+	if (s->proc)
+		proc_load(s);
+	else
+		fs_load(s);
+	link_all(s);
+	if (s->need & (NEED_LEVEL | NEED_DETAIL))
+		fill_levels(s);
+	if (s->proc && (s->need & (NEED_DETAIL | NEED_HOSTNAME)))
+		proc_details(s);
+}
+
+void report_denied(const struct nsset *s)
+{
+	if (s->denied_files)
+		warnx("%u file%s could not be read (permission denied); run as root to see everything",
+		      s->denied_files, s->denied_files == 1 ? "" : "s");
+	if (s->denied_procs)
+		warnx("%u process%s could not be inspected (permission denied); run as root to see everything",
+		      s->denied_procs, s->denied_procs == 1 ? "" : "es");
+}
+
+void free_set(struct nsset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		ns_free(s->v[i]);
+	free(s->v);
+	free(s->hash);
+	s->v = NULL;
+	s->hash = NULL;
+	s->n = s->hcap = s->hn = 0;
+}

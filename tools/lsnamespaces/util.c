@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory, bounded reads of files that may be hostile, strict numbers, and
+ * the facts about a process that /proc gives.
+ */
+#include "lsnamespaces.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const struct ns_type nstypes[NTYPES] = { NS_TYPE_ROWS };
+
+int type_by_name(const char *name)
+{
+	for (int t = 0; t < NTYPES; t++)
+		if (!strcmp(nstypes[t].name, name))
+			return t;
+	return -1;
+}
+
+int type_by_flag(int flag)
+{
+	for (int t = 0; t < NTYPES; t++)
+		if (nstypes[t].flag == flag)
+			return t;
+	return -1;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		errx(EXIT_FAILURE, "out of memory");
+	return p;
+}
+
+void *xzalloc(size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+
+	if (!p)
+		errx(EXIT_FAILURE, "out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		errx(EXIT_FAILURE, "out of memory");
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		errx(EXIT_FAILURE, "out of memory");
+	return s;
+}
+
+/* Appends to a vector that doubles at each power of two: O(1) amortized. */
+void add_ptr(void ***v, size_t *n, void *p)
+{
+	if (!(*n & (*n - 1)))
+		*v = xrealloc(*v, (*n ? 2 * *n : 1) * sizeof(**v));
+	(*v)[(*n)++] = p;
+}
+
+int open_regular(int dirfd, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put in place of the file cannot hold us. */
+	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC |
+		    O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int read_small(int dirfd, const char *path, size_t max, char **out)
+{
+	size_t len = 0, cap = 512;
+	char *buf;
+	ssize_t n;
+	int fd = open_regular(dirfd, path);
+
+	if (fd < 0)
+		return fd;
+	buf = xrealloc(NULL, cap);
+	for (;;) {
+		if (cap - len < 2) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			close(fd);
+			free(buf);
+			return err == EAGAIN ? -EINVAL : -err;
+		}
+		if (n == 0)
+			break;
+		len += n;
+		if (len > max) {
+			close(fd);
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (strlen(buf) != len) {
+		free(buf);
+		return -EILSEQ;
+	}
+	*out = buf;
+	return 0;
+}
+
+char *chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+int lines_open(struct lines *l, int dirfd, const char *path, const char *name)
+{
+	int fd = open_regular(dirfd, path);
+
+	memset(l, 0, sizeof(*l));
+	if (fd < 0)
+		return fd;
+	l->f = fdopen(fd, "r");
+	if (!l->f) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	l->name = name;
+	return 0;
+}
+
+char *lines_next(struct lines *l)
+{
+	size_t n = 0;
+	int c;
+
+	/* Never more than a line's bound in memory, whatever the file. */
+	if (!l->buf) {
+		l->cap = LINE_MAX_LEN + 1;
+		l->buf = xrealloc(NULL, l->cap);
+	}
+	errno = 0;
+	while ((c = getc(l->f)) != EOF && c != '\n') {
+		if (!c || n == LINE_MAX_LEN)
+			errx(EXIT_FAILURE, "%s:%lu: not a line of text (too long, or a NUL byte)",
+			     l->name, l->lineno + 1);
+		l->buf[n++] = (char)c;
+	}
+	if (c == EOF) {
+		if (ferror(l->f))
+			err(EXIT_FAILURE, "%s", l->name);
+		if (!n)
+			return NULL;
+		errx(EXIT_FAILURE, "%s:%lu: the last line has no newline",
+		     l->name, l->lineno + 1);
+	}
+	l->lineno++;
+	l->buf[n] = '\0';
+	return l->buf;
+}
+
+void lines_close(struct lines *l)
+{
+	if (l->f)
+		fclose(l->f);
+	free(l->buf);
+	memset(l, 0, sizeof(*l));
+}
+
+bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!all_digits(s) || strlen(s) > 20)
+		return false;
+	for (; *s; s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	if (x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
+void bad_input(const char *file, unsigned long line, const char *what,
+	       const char *text)
+{
+	if (line)
+		errx(EXIT_FAILURE, "%s:%lu: invalid %s: '%.64s'", file, line,
+		     what, text);
+	errx(EXIT_FAILURE, "%s: invalid %s: '%.64s'", file, what, text);
+}
+
+size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	bool text = false;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			n += text;
+			text = false;
+		} else {
+			text = true;
+		}
+	}
+	return n + text;
+}
+
+int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+const char *user_name(uid_t uid)
+{
+	static struct {
+		uid_t uid;
+		char *name;
+	} *cache;
+	static size_t n;
+	struct passwd *pw;
+
+	for (size_t i = 0; i < n; i++)
+		if (cache[i].uid == uid)
+			return cache[i].name;
+	pw = getpwuid(uid);
+	cache = xrealloc(cache, (n + 1) * sizeof(*cache));
+	cache[n].uid = uid;
+	cache[n].name = pw ? xstrdup(pw->pw_name)
+			   : xasprintf("%lu", (unsigned long)uid);
+	return cache[n++].name;
+}
+
+/* ------------------------------------------------------------ processes */
+
+static struct proc **procs;	/* open addressing on the PID */
+static size_t procs_cap, procs_used;
+
+static size_t pid_slot(pid_t pid, size_t cap)
+{
+	return ((size_t)pid * 0x9e3779b97f4a7c15ULL >> 17) & (cap - 1);
+}
+
+struct proc *proc_get(pid_t pid)
+{
+	size_t i;
+	struct proc *p;
+
+	if (2 * (procs_used + 1) > procs_cap) {
+		struct proc **old = procs;
+		size_t ocap = procs_cap;
+
+		procs_cap = procs_cap ? 2 * procs_cap : 256;
+		procs = xzalloc(procs_cap * sizeof(*procs));
+		for (size_t j = 0; j < ocap; j++) {
+			if (!old[j])
+				continue;
+			for (i = pid_slot(old[j]->pid, procs_cap); procs[i];
+			     i = (i + 1) & (procs_cap - 1))
+				;
+			procs[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = pid_slot(pid, procs_cap); procs[i];
+	     i = (i + 1) & (procs_cap - 1))
+		if (procs[i]->pid == pid)
+			return procs[i];
+	p = xzalloc(sizeof(*p));
+	p->pid = pid;
+	procs[i] = p;
+	procs_used++;
+	return p;
+}
+
+/* /proc/PID/stat: the parent is the second field after the command. */
+static void proc_read_stat(struct proc *p)
+{
+	char path[64], *text, *rp;
+	struct stat st;
+	int ppid;
+
+	if (p->stat_read)
+		return;
+	p->stat_read = true;
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+	/* lsns's UID of a process: the owner of its /proc directory. */
+	if (stat(path, &st) == 0) {
+		p->uid = st.st_uid;
+		p->have_uid = true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
+	if (read_small(AT_FDCWD, path, SMALL_FILE_MAX, &text) < 0)
+		return;
+	rp = strrchr(text, ')');
+	if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid >= 0) {
+		p->ppid = ppid;
+		p->have_ppid = true;
+	}
+	free(text);
+}
+
+bool proc_ppid(struct proc *p, pid_t *ppid)
+{
+	proc_read_stat(p);
+	*ppid = p->ppid;
+	return p->have_ppid;
+}
+
+bool proc_uid(struct proc *p, uid_t *uid)
+{
+	proc_read_stat(p);
+	*uid = p->uid;
+	return p->have_uid;
+}
+
+/* The command line, or the name in /proc/PID/comm (kernel threads). */
+const char *proc_command(struct proc *p)
+{
+	char path[64], buf[4096], *t;
+	ssize_t n = -1;
+	int fd;
+
+	if (p->cmd_read)
+		return p->cmd;
+	p->cmd_read = true;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)p->pid);
+	fd = open_regular(AT_FDCWD, path);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		size_t len = (size_t)n;
+
+		while (len && buf[len - 1] == '\0')
+			len--;
+		buf[len] = '\0';
+		for (size_t i = 0; i < len; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		if (len) {
+			p->cmd = xstrdup(buf);
+			return p->cmd;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+	if (read_small(AT_FDCWD, path, 256, &t) == 0)
+		p->cmd = chomp(t);
+	return p->cmd;
+}
