@@ -18,9 +18,11 @@ struct printer {
 	size_t nby_pid;
 };
 
+/* Of a type asked for (not only read, as -T owner's user namespaces). */
 static bool shown(const struct printer *pr, const struct ns *ns)
 {
-	return ns->wanted && (!pr->o->task || has_pid(ns, pr->o->task));
+	return (!pr->o->types || (pr->o->types & (1u << ns->type))) &&
+	       (!pr->o->task || has_pid(ns, pr->o->task));
 }
 
 static struct libscols_line *emit(struct printer *pr, struct ns *ns,
@@ -262,6 +264,9 @@ int cmd_tree(struct opts *o, struct nsset *s)
 	s->need = columns_need(o);
 	if (o->tree != TREE_NONE && o->tree != TREE_PROCESS)
 		s->need |= NEED_RELATIONS;
+	/* -T owner: the user namespaces above what is shown are lines too. */
+	if (o->tree == TREE_OWNER)
+		s->types |= 1u << T_USER;
 	if (o->task || o->nsarg || o->tree == TREE_PROCESS)
 		s->need |= NEED_PROCS;
 	if (o->nsarg)

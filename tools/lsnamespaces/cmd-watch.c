@@ -219,21 +219,37 @@ static bool is_ancestor(const struct known *k, const struct known *p)
 
 /* ----------------------------------------------------------------- watches */
 
-/* A limit of fs.inotify stopped us: say which, and its value. */
-static void limit_reached(const char *path, const char *what,
-			  const char *sysctl) __attribute__((noreturn));
-static void limit_reached(const char *path, const char *what,
-			  const char *sysctl)
+/* A sysctl's value, or "?". */
+static char *sysctl_value(const char *file)
 {
-	char *file = xasprintf("/proc/sys/fs/inotify/%s", sysctl), *v = NULL;
+	char *v = NULL;
 
 	if (read_small(AT_FDCWD, file, 64, &v) < 0 || !all_digits(chomp(v))) {
 		free(v);
 		v = xstrdup("?");
 	}
+	return v;
+}
+
+/*
+ * A limit of inotify stopped us: say which, and its values. The limit is
+ * per user namespace (user.max_inotify_*, which in the initial one is
+ * fs.inotify.max_user_*): in a container, the container's may be the one
+ * reached.
+ */
+static void limit_reached(const char *path, const char *what)
+	__attribute__((noreturn));
+static void limit_reached(const char *path, const char *what)
+{
+	char *file = xasprintf("/proc/sys/user/max_inotify_%s", what);
+	char *here = sysctl_value(file), *global;
+
+	free(file);
+	file = xasprintf("/proc/sys/fs/inotify/max_user_%s", what);
+	global = sysctl_value(file);
 	errx(EXIT_FAILURE,
-	     "cannot watch %s: the limit of inotify %s (fs.inotify.%s = %s) is reached; raise it with sysctl",
-	     path, what, sysctl, v);
+	     "cannot watch %s: the limit of inotify %s is reached (user.max_inotify_%s = %s in this user namespace, fs.inotify.max_user_%s = %s); raise it with sysctl",
+	     path, what, what, here, what, global);
 }
 
 /* What add_watch() returns when it adds none. */
@@ -255,7 +271,7 @@ static int add_watch(struct watcher *w, int type, const char *path,
 		if (errno == ENOENT || errno == ENOTDIR)
 			return WATCH_GONE;
 		if (errno == ENOSPC || errno == ENOMEM)
-			limit_reached(path, "watches", "max_user_watches");
+			limit_reached(path, "watches");
 		err(EXIT_FAILURE, "cannot watch %s", path);
 	}
 	if ((size_t)wd >= w->nwd) {
@@ -610,8 +626,7 @@ int cmd_watch(struct opts *o, struct nsset *s)
 	w.fd = inotify_init1(IN_CLOEXEC);
 	if (w.fd < 0) {
 		if (errno == EMFILE)
-			limit_reached(w.rootdir, "instances",
-				      "max_user_instances");
+			limit_reached(w.rootdir, "instances");
 		err(EXIT_FAILURE, "inotify");
 	}
 	watch_roots(&w);

@@ -181,7 +181,7 @@ char *lines_next(struct lines *l)
 		l->buf = xrealloc(NULL, l->cap);
 	}
 	errno = 0;
-	while ((c = getc(l->f)) != EOF && c != '\n') {
+	while ((c = getc_unlocked(l->f)) != EOF && c != '\n') {
 		if (!c || n == LINE_MAX_LEN)
 			errx(EXIT_FAILURE, "%s:%lu: not a line of text (too long, or a NUL byte)",
 			     l->name, l->lineno + 1);

@@ -20,7 +20,10 @@ rm -rf "$root"
 mkdir -p "$root"
 
 P=50000
-as_root=$([[ $(id -u) == 0 ]] && echo 1 || true)
+as_root=
+if [[ $(id -u) == 0 ]]; then
+	as_root=1
+fi
 
 # ns DIR ID INUM OWNER-LINK UID PID... : a namespace directory with the
 # files every namespace has. OWNER-LINK "-" makes no owner link.
