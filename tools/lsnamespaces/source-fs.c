@@ -157,21 +157,47 @@ static char *fs_count(struct nsset *s, struct ns *ns, const char *file)
 		       xasprintf("%llu", (unsigned long long)v) : NULL;
 }
 
+/*
+ * Opens a file of lines: an unreadable one is counted, a missing one marks
+ * @ns (if any) as maybe gone, anything but a regular file is an error.
+ */
+static bool fs_open_lines(struct nsset *s, struct ns *ns, const char *path,
+			  struct lines *l)
+{
+	int rc = lines_open(l, AT_FDCWD, path, path);
+
+	if (rc == -EACCES || rc == -EPERM)
+		s->denied_files++;
+	else if (rc == -ENOENT && ns)
+		ns->enoent = true;
+	else if (rc == -EINVAL)
+		errx(EXIT_FAILURE, "%s: not a regular file", path);
+	return !rc;
+}
+
+/* A file of @ns put in a form by @format, which names the file on errors. */
+static char *fs_read_as(struct nsset *s, struct ns *ns, const char *file,
+			char *(*format)(const char *path, const char *text))
+{
+	char *t = fs_read(s, ns, file), *path, *out;
+
+	if (!t)
+		return NULL;
+	path = xasprintf("%s/%s", ns->dir, file);
+	out = format(path, t);
+	free(path);
+	free(t);
+	return out;
+}
+
 /* The devices file, one line a device: counted, not held, so no size cap. */
 static void fs_count_devices(struct nsset *s, struct ns *ns)
 {
 	char *path = xasprintf("%s/devices", ns->dir);
 	struct lines l;
 	size_t n = 0;
-	int rc = lines_open(&l, AT_FDCWD, path, path);
 
-	if (rc == -EACCES || rc == -EPERM)
-		s->denied_files++;
-	else if (rc == -ENOENT)
-		ns->enoent = true;
-	else if (rc == -EINVAL)
-		errx(EXIT_FAILURE, "%s: not a regular file", path);
-	if (!rc) {
+	if (fs_open_lines(s, ns, path, &l)) {
 		while (lines_next(&l))
 			n++;
 		lines_close(&l);
@@ -185,16 +211,12 @@ static void fs_read_detail(struct nsset *s, struct ns *ns)
 	static const char *const ipc_files[4] = {
 		"msg_queues", "sem_arrays", "shm_segments", "mq_queues"
 	};
-	char *t = NULL, *vals[4], *path;
+	char *vals[4];
 	uint64_t v;
 
 	switch (ns->type) {
 	case T_USER:
-		if ((t = fs_read(s, ns, "uid_map"))) {
-			path = xasprintf("%s/uid_map", ns->dir);
-			ns->detail = compact_idmap(path, t);
-			free(path);
-		}
+		ns->detail = fs_read_as(s, ns, "uid_map", compact_idmap);
 		break;
 	case T_UTS:
 		if (!ns->hostname)
@@ -220,16 +242,11 @@ static void fs_read_detail(struct nsset *s, struct ns *ns)
 		ns->detail = fs_read(s, ns, "root");
 		break;
 	case T_TIME:
-		if ((t = fs_read(s, ns, "offsets"))) {
-			path = xasprintf("%s/offsets", ns->dir);
-			ns->detail = compact_offsets(path, t);
-			free(path);
-		}
+		ns->detail = fs_read_as(s, ns, "offsets", compact_offsets);
 		break;
 	case T_PID:
 		break;
 	}
-	free(t);
 }
 
 /* The kernel's PID_MAX_LIMIT: no procs file has more lines. */
@@ -243,16 +260,9 @@ static void fs_read_procs(struct nsset *s, struct ns *ns)
 {
 	char *path = xasprintf("%s/procs", ns->dir), *line;
 	struct lines l;
-	int rc = lines_open(&l, AT_FDCWD, path, path);
 	uint64_t v;
 
-	if (rc == -EACCES || rc == -EPERM)
-		s->denied_files++;
-	else if (rc == -ENOENT)
-		ns->enoent = true;
-	else if (rc == -EINVAL)
-		errx(EXIT_FAILURE, "%s: not a regular file", path);
-	if (rc) {
+	if (!fs_open_lines(s, ns, path, &l)) {
 		free(path);
 		return;
 	}
@@ -317,17 +327,11 @@ static bool fs_load_list(struct nsset *s)
 	char *path = xasprintf("%s/namespaces", s->rootdir), *line;
 	bool seen[NTYPES] = { false };
 	struct lines l;
-	int rc = lines_open(&l, AT_FDCWD, path, path);
 
-	if (rc == -ENOENT) {
+	/* Without it (or unreadable): the directories are walked instead. */
+	if (!fs_open_lines(s, NULL, path, &l)) {
 		free(path);
 		return false;
-	}
-	if (rc == -EINVAL)
-		errx(EXIT_FAILURE, "%s: not a regular file", path);
-	if (rc) {
-		errno = -rc;
-		err(EXIT_FAILURE, "%s", path);
 	}
 	while ((line = lines_next(&l))) {
 		char *field, *save = NULL;
@@ -541,13 +545,8 @@ static bool fs_read_members(struct nsset *s)
 {
 	char *path = xasprintf("%s/members", s->rootdir), *line;
 	struct lines l;
-	int rc = lines_open(&l, AT_FDCWD, path, path);
 
-	if (rc == -EACCES || rc == -EPERM)
-		s->denied_files++;
-	if (rc == -EINVAL)
-		errx(EXIT_FAILURE, "%s: not a regular file", path);
-	if (rc) {
+	if (!fs_open_lines(s, NULL, path, &l)) {
 		free(path);
 		return false;
 	}
