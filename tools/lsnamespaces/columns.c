@@ -165,9 +165,17 @@ struct libscols_table *new_table(const struct opts *o, const char *name,
 	return tb;
 }
 
+/* A number's text: the cell most printed, so no printf. */
 static char *num(uint64_t v)
 {
-	return xasprintf("%llu", (unsigned long long)v);
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return xstrdup(p);
 }
 
 /* The PIDs: comma-separated, or one a line for a JSON array. */
@@ -266,7 +274,7 @@ char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
 			return xasprintf("level %d", ns->level);
 		return NULL;
 	case C_DIR:
-		return ns->dir ? xstrdup(ns->dir) : NULL;
+		return ns_dir(s, ns) ? xstrdup(ns_dir(s, ns)) : NULL;
 	case C_CREATOR:
 		return ns->has_creator ? xstrdup(user_name(ns->creator)) : NULL;
 	case C_CREATORUID:

@@ -143,7 +143,7 @@ struct ns {
 	uint64_t inum, id;
 	bool has_id;
 	bool is_root;		/* the type's root: the viewer's own namespace */
-	char *dir;		/* its namespacefs directory (not with --proc) */
+	char *dir;		/* its namespacefs directory: ns_dir() */
 	char *nspath;		/* --proc: a path that opens it, if known */
 	int fd;			/* --proc: an nsfs descriptor, or -1 */
 
@@ -217,6 +217,8 @@ char *compact_idmap(const char *path, const char *map);
 /* timens_offsets -> "monotonic 5s boottime 0s"; likewise. */
 char *compact_offsets(const char *path, const char *text);
 
+/* A namespace's directory in namespacefs (NULL with --proc). */
+const char *ns_dir(const struct nsset *s, const struct ns *ns);
 /* Checks that @s->rootdir is namespacefs, or (@explicit) a copy of one. */
 void fs_check_root(struct nsset *s, bool explicit);
 void fs_load(struct nsset *s);

@@ -22,10 +22,32 @@
 /* Deeper than pid and user namespaces nest (32 levels each). */
 #define MAX_DEPTH 40
 
+/*
+ * A namespace's directory, made when first asked for: a listing that reads
+ * no file of a namespace does not pay for its path.
+ */
+const char *ns_dir(const struct nsset *s, const struct ns *cns)
+{
+	struct ns *ns = (struct ns *)cns;	/* a cache, filled in once */
+
+	if (ns->dir || s->proc)
+		return ns->dir;
+	if (ns->parent && nstypes[ns->type].nested)
+		ns->dir = xasprintf("%s/%llu", ns_dir(s, ns->parent),
+				    (unsigned long long)ns->inum);
+	else if (ns->is_root)
+		ns->dir = xasprintf("%s/%s", s->rootdir, nstypes[ns->type].name);
+	else
+		ns->dir = xasprintf("%s/%s/%llu", s->rootdir,
+				    nstypes[ns->type].name,
+				    (unsigned long long)ns->inum);
+	return ns->dir;
+}
+
 /* Reads a file of @ns; NULL if it is unreadable or gone (counted). */
 static char *fs_read(struct nsset *s, struct ns *ns, const char *file)
 {
-	char *path = xasprintf("%s/%s", ns->dir, file), *text = NULL;
+	char *path = xasprintf("%s/%s", ns_dir(s, ns), file), *text = NULL;
 	int err = read_small(AT_FDCWD, path, SMALL_FILE_MAX, &text);
 
 	if (err == -EACCES || err == -EPERM)
@@ -51,7 +73,7 @@ static bool fs_read_u64(struct nsset *s, struct ns *ns, const char *file,
 	if (!t)
 		return false;
 	if (!parse_u64(t, max, v)) {
-		char *path = xasprintf("%s/%s", ns->dir, file);
+		char *path = xasprintf("%s/%s", ns_dir(s, ns), file);
 
 		bad_input(path, 0, "number", t);
 	}
@@ -183,7 +205,7 @@ static char *fs_read_as(struct nsset *s, struct ns *ns, const char *file,
 
 	if (!t)
 		return NULL;
-	path = xasprintf("%s/%s", ns->dir, file);
+	path = xasprintf("%s/%s", ns_dir(s, ns), file);
 	out = format(path, t);
 	free(path);
 	free(t);
@@ -193,7 +215,7 @@ static char *fs_read_as(struct nsset *s, struct ns *ns, const char *file,
 /* The devices file, one line a device: counted, not held, so no size cap. */
 static void fs_count_devices(struct nsset *s, struct ns *ns)
 {
-	char *path = xasprintf("%s/devices", ns->dir);
+	char *path = xasprintf("%s/devices", ns_dir(s, ns));
 	struct lines l;
 	size_t n = 0;
 
@@ -258,7 +280,7 @@ static void fs_read_detail(struct nsset *s, struct ns *ns)
  */
 static void fs_read_procs(struct nsset *s, struct ns *ns)
 {
-	char *path = xasprintf("%s/procs", ns->dir), *line;
+	char *path = xasprintf("%s/procs", ns_dir(s, ns)), *line;
 	struct lines l;
 	uint64_t v;
 
@@ -368,14 +390,6 @@ static bool fs_load_list(struct nsset *s)
 			ns->parent = parent;
 			ns->has_parent = true;
 			ns->parent_inum = v[2];
-			ns->dir = xasprintf("%s/%llu", parent->dir,
-					    (unsigned long long)v[0]);
-		} else if (ns->is_root) {
-			ns->dir = xasprintf("%s/%s", s->rootdir, nstypes[t].name);
-		} else {
-			ns->dir = xasprintf("%s/%s/%llu", s->rootdir,
-					    nstypes[t].name,
-					    (unsigned long long)v[0]);
 		}
 		if (v[3] && t != T_USER) {
 			ns->has_owner = true;
