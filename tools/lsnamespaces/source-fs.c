@@ -197,6 +197,18 @@ static bool fs_open_lines(struct nsset *s, struct ns *ns, const char *path,
 	return !rc;
 }
 
+/* Opens a file at the root of the mount; its path, or NULL. */
+static char *fs_open_root_file(struct nsset *s, const char *name,
+			       struct lines *l)
+{
+	char *path = xasprintf("%s/%s", s->rootdir, name);
+
+	if (fs_open_lines(s, NULL, path, l))
+		return path;
+	free(path);
+	return NULL;
+}
+
 /* A file of @ns put in a form by @format, which names the file on errors. */
 static char *fs_read_as(struct nsset *s, struct ns *ns, const char *file,
 			char *(*format)(const char *path, const char *text))
@@ -346,15 +358,13 @@ static void fs_read_wanted(struct nsset *s, struct ns *ns)
  */
 static bool fs_load_list(struct nsset *s)
 {
-	char *path = xasprintf("%s/namespaces", s->rootdir), *line;
 	bool seen[NTYPES] = { false };
 	struct lines l;
+	char *path = fs_open_root_file(s, "namespaces", &l), *line;
 
 	/* Without it (or unreadable): the directories are walked instead. */
-	if (!fs_open_lines(s, NULL, path, &l)) {
-		free(path);
+	if (!path)
 		return false;
-	}
 	while ((line = lines_next(&l))) {
 		char *field, *save = NULL;
 		uint64_t v[5];
@@ -557,13 +567,11 @@ static void fs_load_dir(struct nsset *s, struct walk *w, int type,
  */
 static bool fs_read_members(struct nsset *s)
 {
-	char *path = xasprintf("%s/members", s->rootdir), *line;
 	struct lines l;
+	char *path = fs_open_root_file(s, "members", &l), *line;
 
-	if (!fs_open_lines(s, NULL, path, &l)) {
-		free(path);
+	if (!path)
 		return false;
-	}
 	while ((line = lines_next(&l))) {
 		char *field, *save = NULL;
 		uint64_t v[NTYPES + 2];
