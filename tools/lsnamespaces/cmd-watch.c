@@ -44,9 +44,11 @@ struct known {
 
 /* A watched directory: a type's root or a nested namespace's. */
 struct wdir {
+	int wd;
 	int type;
 	char *path;
 	struct known *ns;	/* NULL for a type's root */
+	struct wdir *hnext;	/* the chain of its watch descriptor's slot */
 };
 
 /* A type's directory, which stands for the viewer's own namespace. */
@@ -67,8 +69,13 @@ struct watcher {
 	int fd;
 	struct root root[NTYPES];
 	size_t nroots;
-	struct wdir **wd;	/* by watch descriptor */
-	size_t nwd;
+	/*
+	 * By watch descriptor: chained, a power of two of heads, no larger
+	 * than the watches held (inotify hands descriptors out in a cycle, so
+	 * an array indexed by them would grow with every watch ever made).
+	 */
+	struct wdir **wd;
+	size_t nwd;		/* heads */
 	size_t nwatches;
 	struct known **hash;	/* chained, a power of two of heads */
 	size_t hcap, hn;
@@ -252,6 +259,48 @@ static void limit_reached(const char *path, const char *what)
 	     path, what, what, here, what, global);
 }
 
+static struct wdir **wd_slot(struct watcher *w, int wd)
+{
+	return &w->wd[(size_t)wd & (w->nwd - 1)];
+}
+
+static struct wdir *wd_find(struct watcher *w, int wd)
+{
+	if (!w->nwd || wd < 0)
+		return NULL;
+	for (struct wdir *d = *wd_slot(w, wd); d; d = d->hnext)
+		if (d->wd == wd)
+			return d;
+	return NULL;
+}
+
+static void wd_put(struct watcher *w, struct wdir *d)
+{
+	struct wdir **slot;
+
+	if (w->nwatches + 1 > w->nwd) {
+		struct wdir **old = w->wd;
+		size_t oldn = w->nwd;
+
+		w->nwd = w->nwd ? 2 * w->nwd : 64;
+		w->wd = xzalloc(w->nwd * sizeof(*w->wd));
+		for (size_t i = 0; i < oldn; i++)
+			while (old[i]) {
+				struct wdir *e = old[i];
+
+				old[i] = e->hnext;
+				slot = wd_slot(w, e->wd);
+				e->hnext = *slot;
+				*slot = e;
+			}
+		free(old);
+	}
+	slot = wd_slot(w, d->wd);
+	d->hnext = *slot;
+	*slot = d;
+	w->nwatches++;
+}
+
 /* What add_watch() returns when it adds none. */
 enum { WATCH_GONE = -1, WATCH_TWICE = -2 };
 
@@ -274,36 +323,40 @@ static int add_watch(struct watcher *w, int type, const char *path,
 			limit_reached(path, "watches");
 		err(EXIT_FAILURE, "cannot watch %s", path);
 	}
-	if ((size_t)wd >= w->nwd) {
-		size_t n = (size_t)wd * 2 + 64;
-
-		w->wd = xrealloc(w->wd, n * sizeof(*w->wd));
-		memset(w->wd + w->nwd, 0, (n - w->nwd) * sizeof(*w->wd));
-		w->nwd = n;
-	}
 	/*
 	 * inotify gives an inode one watch: a copy that shows one directory
 	 * at two places (a bind mount) gets it watched and walked once,
 	 * which also keeps a directory inside itself from being walked
 	 * forever.
 	 */
-	if (w->wd[wd])
+	if (wd_find(w, wd))
 		return WATCH_TWICE;
 	d = xzalloc(sizeof(*d));
+	d->wd = wd;
 	d->type = type;
 	d->path = xstrdup(path);
 	d->ns = k;
-	w->wd[wd] = d;
-	w->nwatches++;
+	wd_put(w, d);
 	return wd;
 }
 
 static void free_wdir(struct watcher *w, int wd)
 {
-	free(w->wd[wd]->path);
-	free(w->wd[wd]);
-	w->wd[wd] = NULL;
-	w->nwatches--;
+	struct wdir **p;
+
+	if (!w->nwd)
+		return;
+	for (p = wd_slot(w, wd); *p; p = &(*p)->hnext) {
+		struct wdir *d = *p;
+
+		if (d->wd != wd)
+			continue;
+		*p = d->hnext;
+		free(d->path);
+		free(d);
+		w->nwatches--;
+		return;
+	}
 }
 
 /*
@@ -506,9 +559,9 @@ static void handle_event(struct watcher *w, const struct inotify_event *ev)
 		rescan(w);
 		return;
 	}
-	if (ev->wd < 0 || (size_t)ev->wd >= w->nwd || !w->wd[ev->wd])
+	d = wd_find(w, ev->wd);
+	if (!d)
 		return;
-	d = w->wd[ev->wd];
 	if (ev->mask & IN_IGNORED) {
 		/* The directory went, or its file system: so did the watch. */
 		if (d->ns)
@@ -588,8 +641,8 @@ static void free_watcher(struct watcher *w)
 	}
 	free(w->hash);
 	for (size_t i = 0; i < w->nwd; i++)
-		if (w->wd[i])
-			free_wdir(w, (int)i);
+		while (w->wd[i])
+			free_wdir(w, w->wd[i]->wd);
 	free(w->wd);
 	for (int t = 0; t < NTYPES; t++)
 		free(w->root[t].path);
