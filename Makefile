@@ -1,13 +1,16 @@
 # namespacefs: kernel source + series + config -> bzImage; tools + tests +
 # rootfs -> initramfs; QEMU -> TAP. `make help` lists the targets.
 #
-# The work is done by the scripts in tools/ and guest-rootfs/; each phase
-# does nothing when its inputs did not change.
+# The work is done by the scripts in tools/pipeline/ (tools/README.md says
+# what each folder of tools/ holds) and guest-rootfs/; each phase does
+# nothing when its inputs did not change.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 .NOTPARALLEL:
 MAKEFLAGS += --no-print-directory
+
+P := tools/pipeline
 
 # Command-line settings are handed to the scripts through the environment,
 # unexpanded ($(value ...)) and single-quoted, so that CMD='echo $$HOME'
@@ -20,6 +23,12 @@ guest_env = NSFS_TESTS=$(call quote,$(value TESTS)) \
 	NSFS_KVM=$(call quote,$(KVM))
 
 check_kernel = $(or $(KERNEL),debug)
+
+# host_tests NAME,SCRIPT: run a host-side suite with a bound on its time,
+# its log in build/NAME-tests.log.
+host_tests = timeout -k 10 900 $(2) >build/$(1)-tests.log 2>&1 && \
+	echo "==> host tests of $(1): $$(tail -n 1 build/$(1)-tests.log) (log: build/$(1)-tests.log)" || \
+	{ tail -n 30 build/$(1)-tests.log; echo "==> host tests of $(1) failed or timed out: see build/$(1)-tests.log"; exit 1; }
 run_kernel = $(or $(KERNEL),lean)
 run_mode = $(if $(value CMD),cmd,run)
 
@@ -36,7 +45,7 @@ help:
 	@echo '  make deps        install the Debian packages that are missing (apt-get)'
 	@echo '  make tree        extract the kernel into build/linux and apply series/'
 	@echo '  make kernel      configure and build the kernel (KERNEL=debug by default)'
-	@echo '  make tools       build tools/*.c for the guest and the host into build/tools/'
+	@echo '  make tools       build lsnamespaces and the guest'"'"'s test programs (tools/guest/) into build/tools/'
 	@echo '  make initramfs   build the guest root file system, build/initramfs.cpio.gz'
 	@echo '  make install     install lsnamespaces and its man page (PREFIX=/usr/local, DESTDIR)'
 	@echo '  make clean       remove the build output but keep the kernel tree build/linux'
@@ -54,54 +63,54 @@ help:
 	@echo '  2 the guest timed out;  3 the console shows a kernel splat (see build/run/console.log)'
 
 deps:
-	@tools/deps.sh
+	@$(P)/deps.sh
 
 tree: deps
-	@tools/prepare-tree.sh
+	@$(P)/prepare-tree.sh
 
 kernel: tree
-	@tools/build-kernel.sh $(check_kernel)
+	@$(P)/build-kernel.sh $(check_kernel)
 
-tools: deps
-	@tools/build-tools.sh
+tools:
+	@$(P)/deps.sh --tools
+	@$(P)/build-tools.sh
 
 initramfs: tree tools
 	@guest-rootfs/build.sh
 
 lint: deps
-	@tools/prepare-tree.sh
-	@tools/lint.sh
+	@$(P)/prepare-tree.sh
+	@$(P)/lint.sh
 
 check: deps
-	@tools/prepare-tree.sh
-	@tools/build-kernel.sh $(check_kernel)
-	@tools/lint.sh $(check_kernel)
-	@tools/build-tools.sh
-	@tools/tests/run.sh >build/host-tests.log 2>&1 && \
-		echo "==> host tests of lsnamespaces: $$(tail -n 1 build/host-tests.log) (log: build/host-tests.log)" || \
-		{ tail -n 30 build/host-tests.log; echo "==> host tests of lsnamespaces failed: see build/host-tests.log"; exit 1; }
-	@tools/build-selftests.sh
+	@$(P)/prepare-tree.sh
+	@$(P)/build-kernel.sh $(check_kernel)
+	@$(P)/lint.sh
+	@$(P)/build-tools.sh
+	@$(call host_tests,lsnamespaces,tools/lsnamespaces/tests/run.sh)
+	@$(call host_tests,pipeline,tools/pipeline/tests/run.sh)
+	@$(P)/build-selftests.sh
 	@guest-rootfs/build.sh
-	@$(guest_env) tools/guest-run.sh check $(check_kernel)
+	@$(guest_env) $(P)/guest-run.sh check $(check_kernel)
 
 run: deps
-	@tools/prepare-tree.sh
-	@tools/build-kernel.sh $(run_kernel)
-	@tools/build-tools.sh
+	@$(P)/prepare-tree.sh
+	@$(P)/build-kernel.sh $(run_kernel)
+	@$(P)/build-tools.sh
 	@guest-rootfs/build.sh
-	@$(guest_env) tools/guest-run.sh $(run_mode) $(run_kernel)
+	@$(guest_env) $(P)/guest-run.sh $(run_mode) $(run_kernel)
 
 bench:
-	@tools/deps.sh gnuplot-nox
-	@tools/prepare-tree.sh
-	@tools/bench.sh
+	@$(P)/deps.sh gnuplot-nox
+	@$(P)/prepare-tree.sh
+	@tools/bench/bench.sh
 
 check-series: deps
-	@tools/prepare-tree.sh
-	@tools/check-series.sh
+	@$(P)/prepare-tree.sh
+	@$(P)/check-series.sh
 
 series:
-	@tools/series.sh
+	@$(P)/series.sh
 
 # The administrator's tool on a real machine: it needs no namespacefs
 # (--proc), only libsmartcols and libmount.
@@ -109,12 +118,12 @@ PREFIX ?= /usr/local
 install:
 	@pkg-config --exists smartcols mount || \
 		{ echo 'make install: needs libsmartcols and libmount (Debian: apt-get install libsmartcols-dev libmount-dev pkg-config gcc)'; exit 1; }
-	@tools/build-tools.sh
+	@$(P)/build-tools.sh
 	install -D -m 0755 build/tools/host/lsnamespaces $(DESTDIR)$(PREFIX)/bin/lsnamespaces
 	install -D -m 0644 tools/lsnamespaces/lsnamespaces.8 $(DESTDIR)$(PREFIX)/share/man/man8/lsnamespaces.8
 
 clean:
-	@tools/clean.sh
+	@$(P)/clean.sh
 
 distclean:
-	@tools/clean.sh --all
+	@$(P)/clean.sh --all

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The kernel's own selftests for namespaces and /proc, from the same tree
 # (tools/testing/selftests/{nsfs,timens,pid_namespace,proc}, built by
-# tools/build-selftests.sh, in the guest under /usr/lib/kselftest): the
+# tools/pipeline/build-selftests.sh, in the guest under /usr/lib/kselftest): the
 # series must not change how namespaces behaved before it.
 #
 # A selftest passes when it exits 0. It is skipped when it exits 4
@@ -51,7 +51,7 @@ skip_reasons() {
 kselftest() {
 	local prog=$KSELFTEST/$1 reason
 	if [ ! -x "$prog" ]; then
-		flunk "$prog is not in the guest: run tools/build-selftests.sh, then guest-rootfs/build.sh"
+		flunk "$prog is not in the guest: run tools/pipeline/build-selftests.sh, then guest-rootfs/build.sh"
 		return
 	fi
 	cd "$BATS_TEST_TMPDIR" || return

@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../nstypes.h"
+#include "../include/nstypes.h"
 
 #define DEFAULT_ROOT "/sys/fs/namespaces"
 #define NAMESPACEFS_MAGIC 0x4e534653

@@ -3,15 +3,17 @@
 # clean.sh --all: remove build/ altogether, unless the kernel tree holds
 # work that is not in series/ (FORCE=1 removes it anyway).
 . "$(dirname "$0")/lib.sh"
+[[ -d $BUILD ]] && tree_lock exclusive
 
 if [[ ${1-} != --all ]]; then
 	[[ -d $BUILD ]] || exit 0
-	find "$BUILD" -mindepth 1 -maxdepth 1 ! -name linux -exec rm -rf {} +
+	find "$BUILD" -mindepth 1 -maxdepth 1 ! -name linux ! -name .tree.lock -exec rm -rf {} +
 	msg "clean: removed the build output in $BUILD/ (kept $TREE)"
 	exit 0
 fi
 
-if [[ -d $TREE/.git && ${FORCE-} != 1 ]]; then
+# A tree that holds part of the series holds nothing that is not in series/.
+if [[ -d $TREE/.git && ${FORCE-} != 1 && ! -e $SERIES_APPLYING ]]; then
 	if [[ -n $(git -C "$TREE" status --porcelain) ]]; then
 		die "distclean: $TREE has uncommitted changes; commit them and run 'make series', or use FORCE=1"
 	fi

@@ -13,6 +13,7 @@
 flavor=${1:?usage: build-kernel.sh debug|lean|unpatched}
 read -ra fragments <<<"$(flavor_fragments "$flavor")"
 tree_require
+tree_lock shared
 src=$TREE
 [[ $flavor == unpatched ]] && src=$(unpatched_tree)
 
@@ -25,20 +26,7 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-stamp=$out/.nsfs-config-stamp
-want=$({
-	for f in "${fragments[@]}"; do
-		printf '== %s\n' "$f"
-		cat "$f"
-	done
-	printf 'tree %s\n' "$(git -C "$src" rev-parse HEAD)"
-} | sha256sum | cut -d' ' -f1)
-if [[ ! -f $out/.config || $want != "$(cat "$stamp" 2>/dev/null)" ]]; then
-	msg "kernel $flavor: configuring from ${fragments[*]##*/} (log: $out/config.log)"
-	rm -f "$stamp"
-	tools/kconfig.sh "$src" "$out" "${fragments[@]}"
-	echo "$want" >"$stamp"
-fi
+kernel_configure "$src" "$out" "${fragments[@]}"
 
 image=$out/arch/x86/boot/bzImage
 log=$out/build.log

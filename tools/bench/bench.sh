@@ -2,7 +2,7 @@
 # bench.sh: `make bench`. Builds the lean kernel and the same configuration
 # without the series (unpatched), the tools and the initramfs, then boots
 # the kernels one after the other, never two at once, and runs
-# tools/bench-guest.sh in each:
+# tools/bench/bench-guest.sh in each:
 #
 #   rounds     ROUNDS alternating pairs (lean, unpatched, lean, ...):
 #              creation rates, and in the first pair slab per namespace;
@@ -19,12 +19,12 @@
 #
 # Settings from the environment, for trying it out quicker:
 #   NSFS_BENCH_ARGS  put before the guest script, e.g. "REPS=3 GRID_C='10 100'"
-#                    (see tools/bench-guest.sh)
+#                    (see tools/bench/bench-guest.sh)
 #   NSFS_BENCH_ROUNDS  pairs of creation rounds (5, at least 1)
 #   NSFS_TIMEOUT     seconds before a guest is killed (2400)
 #   NSFS_BENCH_REPORT_ONLY=1  remake results.md and the plot from the logs
 #                    of the last run, without building or booting
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../pipeline/lib.sh"
 
 out=$BUILD/bench
 started=$SECONDS
@@ -41,8 +41,9 @@ guest() {
 	NSFS_RUN_DIR=$run NSFS_EXAMPLES=0 NSFS_MEMORY=4G \
 		NSFS_TIMEOUT=${NSFS_TIMEOUT:-2400} \
 		NSFS_CMD="KERNEL=$flavor $settings ${NSFS_BENCH_ARGS-}
-$(cat tools/bench-guest.sh)" tools/guest-run.sh cmd "$flavor" >"$out/$name.log" &
+$(cat tools/bench/bench-guest.sh)" tools/pipeline/guest-run.sh cmd "$flavor" >"$out/$name.log" &
 	gpid=$!
+	cleanup_kill "$gpid"
 	# The progress as it comes, from the guest's results file (what
 	# guest-run.sh prints arrives in blocks).
 	tail -q -n +1 -F -s 0.5 --pid="$gpid" "$run/results.tap" 2>/dev/null |
@@ -54,9 +55,9 @@ $(cat tools/bench-guest.sh)" tools/guest-run.sh cmd "$flavor" >"$out/$name.log" 
 
 if [[ -z ${NSFS_BENCH_REPORT_ONLY-} ]]; then
 	load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-	tools/build-kernel.sh lean
-	tools/build-kernel.sh unpatched
-	tools/build-tools.sh
+	tools/pipeline/build-kernel.sh lean
+	tools/pipeline/build-kernel.sh unpatched
+	tools/pipeline/build-tools.sh
 	guest-rootfs/build.sh
 	mkdir -p "$out"
 	rm -rf "$out"/*.dat "$out"/*.log "$out"/results.* "$out"/enumeration.png "$out"/run-*

@@ -55,7 +55,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "nstypes.h"
+#include "../include/nstypes.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

@@ -40,7 +40,7 @@ if [[ ! -e $wt/.git ]]; then
 	git -C "$TREE" worktree add -q --detach "$ROOT/$wt" "$base"
 fi
 
-tools/build-tools.sh
+tools/pipeline/build-tools.sh
 guest-rootfs/build.sh
 
 # The guest side of the mount test. EXPECT: the type directories that
@@ -98,7 +98,7 @@ step() {
 		/^CONFIG_/ { s = $0; sub(/=.*/, "", s); if (s in drop && $0 !~ /=n$/) next }
 		{ print }' >"$frag"
 	printf '==> check-series: %-28s ' "$name" >&2
-	if ! tools/kconfig.sh "$wt" "$out" "$frag" >"$blog" 2>&1 ||
+	if ! tools/pipeline/kconfig.sh "$wt" "$out" "$frag" >"$blog" 2>&1 ||
 		! make -C "$wt" O="$ROOT/$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" bzImage >>"$blog" 2>&1; then
 		echo "BUILD FAILED ($(since "$start"); $blog)" >&2
 		tail -n 20 "$blog" | sed 's/^/    /' >&2
@@ -110,7 +110,7 @@ step() {
 	NSFS_RUN_DIR=$work/run NSFS_EXAMPLES=0 NSFS_TIMEOUT=300 \
 		NSFS_CMD="NSFS=$nsfs EXPECT='$expect'"$'\n'"$mount_test" \
 		NSFS_KERNEL_IMAGE=$out/arch/x86/boot/bzImage \
-		tools/guest-run.sh cmd lean >"$work/$name.boot.log" 2>&1 || status=$?
+		tools/pipeline/guest-run.sh cmd lean >"$work/$name.boot.log" 2>&1 || status=$?
 	cp "$work/run/console.log" "$work/$name.console.log" 2>/dev/null || true
 	if ((status)); then
 		echo "BOOT FAILED (status $status, built in $built s; $work/$name.boot.log)" >&2

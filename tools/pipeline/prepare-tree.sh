@@ -8,7 +8,15 @@
 # `base` and each patch is applied with `git am`. Commits made in the tree
 # after that are local work: they are built as they are, and the tree is
 # not reset over them until they are exported with `make series`.
+#
+# An interruption at any point (Ctrl-C, kill, a full disk) leaves a state
+# the next run recovers from by itself: the extraction works in a
+# temporary directory and moves the tree into place last; while the series
+# is being applied, a marker in the tree's .git says that the tree holds
+# part of the series and nothing else, so the next run applies it again
+# (and `make series` refuses to export it).
 . "$(dirname "$0")/lib.sh"
+tree_lock exclusive
 
 extract() {
 	[[ -e $TREE ]] && die "tree: $TREE exists but is not a git repository; move it away"
@@ -16,8 +24,10 @@ extract() {
 	msg "tree: extracting $KERNEL_TARBALL into $TREE"
 	mkdir -p "$BUILD"
 	local tmp top
+	# What an extraction killed outright left behind (we hold the lock).
+	rm -rf "$BUILD"/.extract.*
 	tmp=$(mktemp -d "$BUILD/.extract.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
+	cleanup_add "$tmp"
 	tar -xJf "$KERNEL_TARBALL" -C "$tmp"
 	top=("$tmp"/*)
 	((${#top[@]} == 1)) || die "tree: expected one directory in $KERNEL_TARBALL"
@@ -36,29 +46,30 @@ extract() {
 		git -C "$top" config user.email "namespacefs@example.org"
 	fi
 	git -C "$top" add -A
-	git -C "$top" commit -q -m "linux-source-$version (pristine)"
+	git_nosign -C "$top" commit -q -m "linux-source-$version (pristine)"
 	git -C "$top" tag base
 	mv "$top" "$TREE"
-	rm -rf "$tmp"
-	trap - EXIT
 }
 
 apply_series() {
 	local patches=("$@") p out
+	# From here until the stamp is written the tree holds part of the
+	# series and nothing else: a run that stops (an error, a signal, a
+	# patch that does not apply) leaves the marker for the next one.
+	: >"$SERIES_APPLYING"
+	git -C "$TREE" am --abort >/dev/null 2>&1 || true
 	git -C "$TREE" reset -q --hard base
 	for p in "${patches[@]}"; do
-		if ! out=$(git -C "$TREE" am -q "$ROOT/$SERIES_DIR/$p" 2>&1); then
+		if ! out=$(git_nosign -C "$TREE" am -q "$ROOT/$SERIES_DIR/$p" 2>&1); then
 			git -C "$TREE" am --abort >/dev/null 2>&1 || true
-			# What the tree holds now is the series up to here: safe to
-			# reset over next time.
-			git -C "$TREE" rev-parse HEAD >"$SERIES_HEAD"
 			printf '%s\n' "$out" | grep -vE '^(hint:|When you have resolved|If you prefer to skip|To restore the original)' |
 				sed 's/^/  /' >&2 || true
-			die "series: $p does not apply"
+			die "series: $p does not apply; fix it in $SERIES_DIR/ and run 'make tree' again"
 		fi
 		[[ $out ]] && printf '%s\n' "$out" | sed "s/^/  $p: /" >&2
 	done
 	series_stamp_write
+	rm -f "$SERIES_APPLYING"
 }
 
 # normalize PATCH: a patch without what differs between two exports of
@@ -74,6 +85,7 @@ tree_holds_series() {
 	((count == $#)) || return 1
 	(($#)) || return 0
 	tmp=$(mktemp -d)
+	cleanup_add "$tmp"
 	git -C "$TREE" format-patch -q --no-cover-letter --no-thread -o "$tmp" base..HEAD
 	for f in "$tmp"/*.patch; do
 		i=$((i + 1))
@@ -87,9 +99,20 @@ tree_holds_series() {
 git -C "$TREE" rev-parse -q --verify base >/dev/null || die "tree: $TREE has no tag 'base'"
 
 mapfile -t patches < <(series_patches)
+n=${#patches[@]}
+
+# The last run stopped while applying the series: the tree holds part of
+# it and nothing else. A git killed outright leaves its index lock, which
+# no other git of ours can hold while we hold the tree lock.
+if [[ -e $SERIES_APPLYING ]]; then
+	msg "series: the last run stopped while applying the series; applying all $n patches again"
+	rm -f "$TREE/.git/index.lock"
+	apply_series "${patches[@]}"
+	exit 0
+fi
+
 want=$(series_hash)
 have=$(cat "$SERIES_STAMP" 2>/dev/null || true)
-n=${#patches[@]}
 if [[ $want == "$have" ]]; then
 	head=$(git -C "$TREE" rev-parse HEAD)
 	local_commits=0

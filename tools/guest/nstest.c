@@ -61,7 +61,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "nstypes.h"
+#include "../include/nstypes.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71

@@ -2,20 +2,20 @@
 # run.sh: host-side tests of lsnamespaces. Builds it with tools/build-tools.sh
 # and tests build/tools/host/lsnamespaces: on a directory tree that looks
 # like namespacefs (make-fixture.sh), comparing what it prints with
-# tools/tests/expected/; on hostile copies of that tree; on this machine's
+# tools/lsnamespaces/tests/expected/; on hostile copies of that tree; on this machine's
 # /proc (--proc), where it must agree with lsns; with make install; and
 # watch. Prints "N passed, N failed, N skipped" last and exits 1 if any test
 # failed. Tests that need root (or a tool this machine lacks) are skipped
 # with the reason.
 #
-#   tools/tests/run.sh            run the tests
-#   tools/tests/run.sh --update   rewrite the expected files from the output
+#   tools/lsnamespaces/tests/run.sh            run the tests
+#   tools/lsnamespaces/tests/run.sh --update   rewrite the expected files from the output
 #
 # shellcheck disable=SC2317 # functions run by trap, wait_for and hostile
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$here/../../.." && pwd)
 expected=$here/expected
 update=
 [[ ${1-} == --update ]] && update=1
@@ -88,12 +88,12 @@ summary() {
 
 echo "# build"
 L=$top/build/tools/host/lsnamespaces
-if ! "$top/tools/build-tools.sh" >"$work/build.log" 2>&1 || [[ ! -x $L ]]; then
-	fail "lsnamespaces builds with -Wall -Wextra -Werror (tools/build-tools.sh)" \
+if ! "$top/tools/pipeline/build-tools.sh" >"$work/build.log" 2>&1 || [[ ! -x $L ]]; then
+	fail "lsnamespaces builds with -Wall -Wextra -Werror (tools/pipeline/build-tools.sh)" \
 		"$(tail -n 30 "$work/build.log")"
 	summary
 fi
-pass "lsnamespaces builds with -Wall -Wextra -Werror (tools/build-tools.sh)"
+pass "lsnamespaces builds with -Wall -Wextra -Werror (tools/pipeline/build-tools.sh)"
 
 fx=$work/fixture
 if ! "$here/make-fixture.sh" "$fx"; then

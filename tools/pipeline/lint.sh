@@ -1,17 +1,21 @@
 #!/bin/bash
-# lint.sh [FLAVOR]: the gates the kernel community applies to the series.
+# lint.sh: the gates the kernel community applies to the series.
 #
 #   - scripts/checkpatch.pl --strict on every patch of series/;
 #   - scripts/kernel-doc -none -Wall on the files the series adds or changes
 #     in fs/namespacefs/ and on the registry;
 #   - fs/namespacefs/ and kernel/nstree.c built with W=1 and C=2 (sparse),
-#     in the output directory of the kernel FLAVOR (debug by default).
+#     with the debug kernel's configuration, in an output directory of their
+#     own (build/kernel-lint): the flags differ from the kernel's build, and
+#     sharing its directory would rebuild and relink the kernel each time.
 #
 # Exceptions, with their reasons:
 #   FILE_PATH_CHANGES  checkpatch asks "does MAINTAINERS need updating?" for
 #                      every patch that adds a file; the NAMESPACEFS entry of
 #                      patch 1 (and patch 2 for the registry) covers them.
 . "$(dirname "$0")/lib.sh"
+tree_require
+tree_lock shared
 
 failed=0
 work=$BUILD/lint
@@ -41,18 +45,16 @@ if ! "$TREE"/scripts/kernel-doc -none -Wall "${files[@]}" >"$work/kernel-doc.log
 	failed=1
 fi
 
-flavor=${1:-debug}
-flavor_fragments "$flavor" >/dev/null
-out=$ROOT/$BUILD/kernel-$flavor
-if [[ -f $out/.config ]]; then
-	msg "lint: W=1 C=2 (sparse) on fs/namespacefs/ and kernel/nstree.o"
-	make -C "$TREE" O="$out" ARCH=x86_64 CC="ccache gcc" W=1 C=2 \
-		fs/namespacefs/ kernel/nstree.o >"$work/build.log" 2>&1 || failed=1
-	if grep -E 'warning:|error:' "$work/build.log"; then
-		failed=1
-	fi
-else
-	msg "lint: no configured kernel in $out: run 'make kernel KERNEL=$flavor' for the W=1 C=2 build"
+read -ra fragments <<<"$(flavor_fragments debug)"
+out=$BUILD/kernel-lint
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
+kernel_configure "$TREE" "$out" "${fragments[@]}"
+msg "lint: W=1 C=2 (sparse) on fs/namespacefs/ and kernel/nstree.o (log: $work/build.log)"
+make -C "$TREE" O="$ROOT/$out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" W=1 C=2 \
+	fs/namespacefs/ kernel/nstree.o >"$work/build.log" 2>&1 || failed=1
+if grep -E 'warning:|error:' "$work/build.log"; then
 	failed=1
 fi
 

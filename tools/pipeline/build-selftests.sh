@@ -13,6 +13,7 @@
 # the last build (build/selftests.stamp).
 . "$(dirname "$0")/lib.sh"
 tree_require
+tree_lock shared
 
 # Two runs at once would write the same files.
 mkdir -p "$BUILD"
@@ -37,6 +38,7 @@ fi
 start=$SECONDS
 rm -f "$stamp"
 rm -rf "$out.tmp"
+cleanup_add "$out.tmp"
 : >"$log"
 msg "selftests: building ${dirs[*]} from $TREE (log: $log)"
 # The headers out of tree, like the kernels: the source tree stays clean.

@@ -1,10 +1,10 @@
-# Shared by the pipeline scripts (tools/*.sh, guest-rootfs/build.sh).
+# Shared by the pipeline scripts (tools/pipeline/*.sh, tools/bench/bench.sh, guest-rootfs/build.sh).
 # Sourced, not run: sets strict mode, moves to the top of the checkout and
 # defines the paths and helpers the scripts have in common.
 set -euo pipefail
 shopt -s nullglob
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 
 # Paths are relative to the top of the checkout, so that messages name
@@ -17,7 +17,9 @@ SERIES_FILE=$SERIES_DIR/series
 SERIES_STAMP=$TREE/.git/nsfs-series-stamp
 # the tree's HEAD right after that: commits on top of it are local work
 SERIES_HEAD=$TREE/.git/nsfs-series-head
-KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz
+# The kernel source; NSFS_KERNEL_TARBALL names another (the pipeline's
+# own tests use a small one).
+KERNEL_TARBALL=${NSFS_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 FLAVORS=(debug lean unpatched)
 
 # The kernel's make must not inherit the flags and variables of the make
@@ -26,6 +28,49 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 
 msg() { printf '==> %s\n' "$*" >&2; }
 die() { printf '%s\n' "$*" >&2; exit 1; }
+
+# Paths removed when the script ends, however it ends (an error, a full
+# disk, Ctrl-C, kill): temporary files and directories, half-written
+# outputs. Bash runs the EXIT trap on a signal only if the signal is
+# trapped, hence the three traps.
+# cleanup_kill PID: a background child (a guest) that must not outlive
+# the script: it gets SIGTERM and is waited for.
+_cleanup=()
+_cleanup_pids=()
+cleanup_add() { _cleanup+=("$@"); }
+cleanup_kill() { _cleanup_pids+=("$@"); }
+_cleanup_run() {
+	local pid
+	for pid in "${_cleanup_pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	if ((${#_cleanup[@]})); then
+		rm -rf -- "${_cleanup[@]}"
+	fi
+	return 0
+}
+trap _cleanup_run EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# tree_lock shared|exclusive: hold the lock of the kernel tree until the
+# script ends. The steps that change build/linux (prepare-tree, series,
+# clean) take it exclusive; those that read it (builds, lint) shared.
+tree_lock() {
+	local mode=-s
+	[[ $1 == exclusive ]] && mode=-x
+	mkdir -p "$BUILD"
+	exec 6>"$BUILD/.tree.lock"
+	if ! flock -n "$mode" 6; then
+		msg "tree: waiting for another step that uses $TREE (build/.tree.lock)"
+		flock "$mode" 6
+	fi
+}
+
+# git that never signs (a user's commit.gpgsign would ask for a key in the
+# middle of a build) and never opens an editor.
+git_nosign() { GIT_EDITOR=: git -c commit.gpgsign=false -c tag.gpgSign=false "$@"; }
 
 # The config fragments of a kernel flavor, in merge order.
 flavor_fragments() {
@@ -62,8 +107,14 @@ series_hash() {
 	} | sha256sum | cut -d' ' -f1
 }
 
+# Set from the moment prepare-tree.sh resets the tree to apply the series
+# until the last patch is in: a tree with it holds part of the series and
+# nothing else, and the next run applies the series again.
+SERIES_APPLYING=$TREE/.git/nsfs-series-applying
+
 # Record that the tree now holds the series (plus nothing else).
 series_stamp_write() {
+	cleanup_add "$SERIES_STAMP.tmp"
 	series_hash >"$SERIES_STAMP.tmp"
 	mv "$SERIES_STAMP.tmp" "$SERIES_STAMP"
 	git -C "$TREE" rev-parse HEAD >"$SERIES_HEAD"
@@ -84,6 +135,27 @@ unpatched_tree() {
 		git -C "$wt" checkout -q --detach base
 	fi
 	echo "$wt"
+}
+
+# kernel_configure SRC OUT FRAGMENT...: configure a kernel in OUT from the
+# fragments, unless it already is from these fragments and this HEAD of
+# SRC (a stamp in OUT). The caller holds OUT's lock.
+kernel_configure() {
+	local src=$1 out=$2 stamp want f
+	shift 2
+	stamp=$out/.nsfs-config-stamp
+	want=$({
+		for f in "$@"; do
+			printf '== %s\n' "$f"
+			cat "$f"
+		done
+		printf 'tree %s\n' "$(git -C "$src" rev-parse HEAD)"
+	} | sha256sum | cut -d' ' -f1)
+	[[ -f $out/.config && $want == "$(cat "$stamp" 2>/dev/null)" ]] && return 0
+	msg "kernel ${out##*/kernel-}: configuring from ${*##*/} (log: $out/config.log)"
+	rm -f "$stamp"
+	tools/pipeline/kconfig.sh "$src" "$out" "$@"
+	echo "$want" >"$stamp"
 }
 
 # Seconds since $1 (a $SECONDS value), for timings.

@@ -8,14 +8,21 @@
 # no file. series/0000-cover-letter.patch is left alone and not listed.
 . "$(dirname "$0")/lib.sh"
 tree_require
+tree_lock exclusive
 git -C "$TREE" rev-parse -q --verify base >/dev/null || die "series: $TREE has no tag 'base'"
+# Exporting a tree that holds part of the series would delete the rest
+# from series/.
+[[ -e $SERIES_APPLYING ]] &&
+	die "series: $TREE holds only part of the series (a 'make tree' stopped while applying it); nothing exported: run 'make tree' to apply series/ again"
+[[ -d $TREE/.git/rebase-apply || -d $TREE/.git/rebase-merge ]] &&
+	die "series: $TREE is in the middle of a git am or rebase; finish or abort it first, nothing exported"
 
 if [[ -n $(git -C "$TREE" status --porcelain --untracked-files=no) ]]; then
 	msg "series: note: $TREE has uncommitted changes; they are not exported"
 fi
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cleanup_add "$tmp"
 # --zero-commit and --no-signature drop what changes from one run to the
 # next; a fixed abbreviation keeps the index lines from depending on the
 # number of objects in the repository.

@@ -1,10 +1,10 @@
 #!/bin/bash
-# bench-guest.sh: the guest side of `make bench`. tools/bench.sh sends it as
-# the command of a guest run (tools/guest-run.sh cmd), with settings put
+# bench-guest.sh: the guest side of `make bench`. tools/bench/bench.sh sends it as
+# the command of a guest run (tools/pipeline/guest-run.sh cmd), with settings put
 # before it:
 #
 #   KERNEL=lean|unpatched  lean: everything; unpatched: creation and memory
-#   ROUND=N                which of tools/bench.sh's rounds this is (1)
+#   ROUND=N                which of tools/bench/bench.sh's rounds this is (1)
 #   REPS=N                 runs to take the median of (5)
 #   RATE_REPS=N            the same for the creation rates (3)
 #   GRID_C="10 100 1000"   numbers of containers (ascending)

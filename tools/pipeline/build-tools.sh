@@ -1,13 +1,13 @@
 #!/bin/bash
-# build-tools.sh: build each tools/NAME.c, and each folder tools/NAME/ of
-# C files, into a program NAME, twice: for the guest (static) in
-# build/tools/guest/ and for the host in build/tools/host/.
+# build-tools.sh: build each tools/guest/NAME.c, and the administrator's
+# tool tools/lsnamespaces/, into a program NAME, twice: for the guest
+# (static) in build/tools/guest/ and for the host in build/tools/host/.
 #
 # A program that includes <libsmartcols.h> or <libmount.h> is linked with
 # that library; for the guest statically when a static library exists and
 # dynamically otherwise (the initramfs then carries the libraries it needs).
-# A program is rebuilt when one of its sources or headers, a tools/*.h
-# header or this script is newer than it.
+# A program is rebuilt when one of its sources or headers, a header of
+# tools/include/ or this script is newer than it.
 . "$(dirname "$0")/lib.sh"
 
 # Two runs at once would write the same files.
@@ -20,23 +20,15 @@ guest_dir=$BUILD/tools/guest
 host_dir=$BUILD/tools/host
 mkdir -p "$guest_dir" "$host_dir"
 
-# A program is a file tools/NAME.c or a folder tools/NAME/ with C files.
+# A program is a file tools/guest/NAME.c or the folder tools/lsnamespaces/.
 shopt -s nullglob
-programs=()
-for src in tools/*.c tools/*/*.c; do
-	[[ $src == tools/*/*.c ]] && src=${src%/*}
-	[[ " ${programs[*]} " == *" $src "* ]] || programs+=("$src")
-done
-headers=(tools/*.h)
+programs=(tools/guest/*.c tools/lsnamespaces)
+headers=(tools/include/*.h)
 
 # Programs whose source is gone.
 for bin in "$guest_dir"/* "$host_dir"/*; do
-	[[ -f tools/${bin##*/}.c || -d tools/${bin##*/} ]] || rm -f "$bin"
+	[[ -f tools/guest/${bin##*/}.c || ${bin##*/} == lsnamespaces ]] || rm -f "$bin"
 done
-if ((${#programs[@]} == 0)); then
-	msg "tools: no tools/*.c to build"
-	exit 0
-fi
 
 # static_ok LIB: a static build of LIB exists.
 static_ok() {
@@ -66,10 +58,8 @@ compile() {
 		shift
 	done
 	shift
-	if ! gcc "${CFLAGS[@]}" -o "$out.tmp" "${srcs[@]}" "$@"; then
-		rm -f "$out.tmp"
-		die "tools: $name does not compile"
-	fi
+	cleanup_add "$out.tmp"
+	gcc "${CFLAGS[@]}" -o "$out.tmp" "${srcs[@]}" "$@" || die "tools: $name does not compile"
 	mv "$out.tmp" "$out"
 }
 

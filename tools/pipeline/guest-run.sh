@@ -20,6 +20,8 @@
 #   NSFS_EXAMPLES   0: cmd mode does not start the example containers
 #   NSFS_KERNEL_IMAGE  boot this bzImage instead of FLAVOR's (FLAVOR then
 #                   only sets the memory and the command line)
+#   NSFS_QEMU_ARGS  more QEMU options, split at white space (e.g. "-s" for
+#                   a gdb server on port 1234, to look at the guest kernel)
 #
 # Exit status: 0 success; 1 a test failed, no test ran, or the guest ended
 # early (in cmd mode: the command's own status); 2 the guest timed out;
@@ -47,8 +49,9 @@ flock -n 9 || die "$run is in use by another 'make check' or 'make run'"
 rm -f "$console" "$results" "$run"/*.cpio.gz
 
 # The overlay: /etc/guest-run.conf, the command, the tests of TESTS.
+rm -rf "$run"/overlay.*
 stage=$(mktemp -d "$run/overlay.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+cleanup_add "$stage"
 mkdir -p "$stage/etc"
 
 guest_tests=()
@@ -112,6 +115,8 @@ accel=tcg
 [[ ${NSFS_KVM-} == 1 ]] && accel=kvm
 qemu=(qemu-system-x86_64 -accel "$accel" -m "$memory" -smp 2 -nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$run/run.cpio.gz" -append "$append")
+read -ra more <<<"${NSFS_QEMU_ARGS-}"
+qemu+=("${more[@]}")
 
 if [[ $mode == run ]]; then
 	msg "guest: $flavor kernel, $accel; Ctrl-A x kills QEMU"
