@@ -32,7 +32,7 @@ host_tests = timeout -k 10 900 $(2) >build/$(1)-tests.log 2>&1 && \
 run_kernel = $(or $(KERNEL),lean)
 run_mode = $(if $(value CMD),cmd,run)
 
-.PHONY: help check run bench check-series series deps tree kernel tools initramfs lint install clean distclean
+.PHONY: help check run bench check-series series deps tree kernel tools initramfs lint install apply-series clean distclean
 
 help:
 	@echo 'Targets:'
@@ -48,6 +48,7 @@ help:
 	@echo '  make tools       build lsnamespaces and the guest'"'"'s test programs (tools/guest/) into build/tools/'
 	@echo '  make initramfs   build the guest root file system, build/initramfs.cpio.gz'
 	@echo '  make install     install lsnamespaces and its man page (PREFIX=/usr/local, DESTDIR)'
+	@echo '  make apply-series KTREE=DIR  apply series/ to your own 6.12 tree (APPLY_ARGS="--commit --config")'
 	@echo '  make clean       remove the build output but keep the kernel tree build/linux'
 	@echo '  make distclean   remove build/, the kernel tree included'
 	@echo 'Settings:'
@@ -121,6 +122,12 @@ install:
 	@$(P)/build-tools.sh
 	install -D -m 0755 build/tools/host/lsnamespaces $(DESTDIR)$(PREFIX)/bin/lsnamespaces
 	install -D -m 0644 tools/lsnamespaces/lsnamespaces.8 $(DESTDIR)$(PREFIX)/share/man/man8/lsnamespaces.8
+
+# The series onto a kernel tree of your own, for a real machine
+# (docs/real-machines.md).
+apply-series:
+	@test -n "$(KTREE)" || { echo 'make apply-series: give KTREE=DIR, a Linux 6.12.y tree (APPLY_ARGS="--commit --config" to commit and configure)'; exit 1; }
+	@tools/install/apply-series.sh $(APPLY_ARGS) $(call quote,$(KTREE))
 
 clean:
 	@$(P)/clean.sh
