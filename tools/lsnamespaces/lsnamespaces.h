@@ -136,6 +136,11 @@ enum {
 	NEED_DETAIL = 1 << 4,
 	NEED_HOSTNAME = 1 << 5,	/* the uts namespace of the lowest PID */
 	NEED_RELATIONS = 1 << 6, /* parents and owners */
+	/*
+	 * The creator only where no process gives a user (lsns's USER and
+	 * UID): the /proc source asks the kernel for those namespaces alone.
+	 */
+	NEED_CREATOR_NOPROC = 1 << 7,
 };
 
 struct ns {

@@ -520,7 +520,7 @@ static void fs_load_dir(struct nsset *s, struct walk *w, int type,
 	}
 	if (s->need & NEED_ID)
 		ns->has_id = fs_read_u64(s, ns, "id", UINT64_MAX, &ns->id);
-	if (s->need & NEED_CREATOR) {
+	if (s->need & (NEED_CREATOR | NEED_CREATOR_NOPROC)) {
 		/* The owner of its files, as namespacefs shows it. */
 		char *id = xasprintf("%s/id", path);
 		struct stat fst;

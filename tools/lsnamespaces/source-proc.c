@@ -81,6 +81,34 @@ static struct ns *proc_add_related(struct nsset *s, int type, int fd)
  * of it from the nsfs ioctls (id, owner, creator, parent), adding those
  * too. The new namespace keeps @fd; otherwise the caller does.
  */
+/*
+ * The creator of the user namespace that owns @ns (of @ns itself for a user
+ * namespace), from the kernel's nsfs.
+ */
+static void proc_read_creator(struct ns *ns)
+{
+	uid_t uid;
+	int rfd;
+
+	if (ns->type == T_USER) {
+		if (ioctl(ns->fd, NS_GET_OWNER_UID, &uid) == 0) {
+			ns->creator = uid;
+			ns->has_creator = true;
+		}
+		return;
+	}
+	rfd = ioctl(ns->fd, NS_GET_USERNS);
+	if (rfd < 0) {
+		check_nofile(errno);
+		return;
+	}
+	if (ioctl(rfd, NS_GET_OWNER_UID, &uid) == 0) {
+		ns->creator = uid;
+		ns->has_creator = true;
+	}
+	close(rfd);
+}
+
 static struct ns *proc_add_fd(struct nsset *s, int type, int fd,
 			      const char *path)
 {
@@ -109,11 +137,8 @@ static struct ns *proc_add_fd(struct nsset *s, int type, int fd,
 		ns->has_id = true;
 	}
 	if (type == T_USER) {
-		if ((s->need & NEED_CREATOR) &&
-		    ioctl(fd, NS_GET_OWNER_UID, &uid) == 0) {
-			ns->creator = uid;
-			ns->has_creator = true;
-		}
+		if (s->need & NEED_CREATOR)
+			proc_read_creator(ns);
 	} else if (s->need & (NEED_CREATOR | NEED_RELATIONS)) {
 		rfd = ioctl(fd, NS_GET_USERNS);
 		if (rfd < 0)
@@ -426,6 +451,10 @@ void proc_load(struct nsset *s)
 		if (ns->nprocs > 1)
 			qsort(ns->procs, ns->nprocs, sizeof(pid_t), cmp_pid);
 		ns->procs_known = true;
+		/* USER and UID of a namespace no process is in: its creator. */
+		if ((s->need & NEED_CREATOR_NOPROC) && !ns->nprocs &&
+		    !ns->has_creator && ns->fd >= 0)
+			proc_read_creator(ns);
 	}
 }
 

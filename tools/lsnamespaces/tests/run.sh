@@ -62,29 +62,7 @@ trap cleanup EXIT
 # Others may read the fixture: some tests run as another user.
 chmod 0755 "$work"
 
-passed=0
-failed=0
-skipped=0
-pass() {
-	passed=$((passed + 1))
-	echo "ok - $1"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-	if [[ ${2-} ]]; then
-		printf '#   %s\n' "${2//$'\n'/$'\n'#   }"
-	fi
-}
-skip() {
-	skipped=$((skipped + 1))
-	echo "ok - $1 # skip $2"
-}
-summary() {
-	echo "$passed passed, $failed failed, $skipped skipped"
-	((failed == 0))
-	exit
-}
+. "$top/tools/include/tap.sh"
 
 echo "# build"
 L=$top/build/tools/host/lsnamespaces

@@ -22,17 +22,7 @@ top=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
-passed=0
-failed=0
-pass() {
-	passed=$((passed + 1))
-	echo "ok - $1"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "not ok - $1"
-	[[ ${2-} ]] && printf '#   %s\n' "${2//$'\n'/$'\n'#   }"
-}
+. "$top/tools/include/tap.sh"
 # check NAME COMMAND...: pass if the command succeeds.
 check() {
 	local name=$1
@@ -210,5 +200,4 @@ else
 		"$(cat "$work/apt.log" 2>/dev/null) $(tail -n 10 "$work/tools.log")"
 fi
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+summary
