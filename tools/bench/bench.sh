@@ -45,10 +45,13 @@ $(cat tools/bench/bench-guest.sh)" tools/pipeline/guest-run.sh cmd "$flavor" >"$
 	gpid=$!
 	cleanup_kill "$gpid"
 	# The progress as it comes, from the guest's results file (what
-	# guest-run.sh prints arrives in blocks).
-	tail -q -n +1 -F -s 0.5 --pid="$gpid" "$run/results.tap" 2>/dev/null |
-		grep --line-buffered '^bench-guest ' >&2 || true
+	# guest-run.sh prints arrives in blocks). In the background, so that
+	# a signal reaches the trap at once: bash runs a trap only after the
+	# foreground command, but interrupts `wait`.
+	{ tail -q -n +1 -F -s 0.5 --pid="$gpid" "$run/results.tap" 2>/dev/null |
+		grep --line-buffered '^bench-guest ' >&2 || true; } &
 	wait "$gpid" || status=$?
+	wait $! || true
 	grep -v -e '^@@ ' -e '^bench-guest ' "$out/$name.log" >&2 || true
 	((status == 0)) || die "bench: the $name guest failed (status $status); see $out/$name.log and $run/console.log"
 }
