@@ -170,6 +170,29 @@ agrees_with_lsns() {
 	jq -e --argjson w "$web" '[.containers[] | select(.pids | index($w))] | length == 1 and .[0].hostname == "nsfs-web"' <<<"$output"
 }
 
+@test "lsnamespaces metrics counts what namespacefs has, by type, creator and processes" {
+	run lsnamespaces metrics
+	assert_success
+	local type n held_net
+	for type in cgroup ipc mnt net pid time user uts; do
+		n=$(namespacefs_dirs | grep -c "^$type ")
+		assert_line "lsnamespaces_namespaces{type=\"$type\"} $n"
+		# Every namespace has a creator: the counts by creator add up.
+		assert_equal "$(grep "^lsnamespaces_namespaces_by_creator{type=\"$type\"," <<<"$output" |
+			awk '{ s += $2 } END { print s }')" "$n"
+	done
+	# The network namespace held only by the bind mount has no process.
+	held_net=$(sed -n 's/^lsnamespaces_namespaces_without_processes{type="net"} //p' <<<"$output")
+	assert [ "$held_net" -ge 1 ]
+	# The container's processes are outside the host's uts namespace.
+	assert_line --regexp '^lsnamespaces_processes_outside_own_namespace\{type="uts"\} [1-9]'
+	assert_line "lsnamespaces_user_namespaces_limit{type=\"user\"} $(cat /proc/sys/user/max_user_namespaces)"
+	# The same counts from /proc.
+	run lsnamespaces metrics --proc -t uts
+	assert_success
+	assert_line --regexp '^lsnamespaces_namespaces\{type="uts"\} [2-9]'
+}
+
 @test "lsnamespaces watch prints namespaces as they come and go" {
 	lsnamespaces watch >"$BATS_TEST_TMPDIR/watch" 2>"$BATS_TEST_TMPDIR/watch.err" 3>&- &
 	watcher=$!

@@ -287,7 +287,7 @@ extern const struct coldesc columns[NCOLS];
 int column_by_name(const char *name, size_t len);
 
 struct opts {
-	const char *cmd;	/* "tree", "containers", "watch" */
+	const char *cmd;	/* "tree", "containers", "watch", "metrics" */
 	const char *root;
 	const char *outarg;
 	const char *filter;
@@ -324,5 +324,6 @@ void print_table(const struct opts *o, struct libscols_table *tb);
 int cmd_tree(struct opts *o, struct nsset *s);
 int cmd_containers(struct opts *o, struct nsset *s);
 int cmd_watch(struct opts *o, struct nsset *s);
+int cmd_metrics(struct opts *o, struct nsset *s);
 
 #endif

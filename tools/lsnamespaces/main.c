@@ -47,6 +47,7 @@ static void __attribute__((noreturn)) usage(void)
 	       " %1$s [options] [<namespace>]\n"
 	       " %1$s containers [options]\n"
 	       " %1$s watch [options]\n"
+	       " %1$s metrics [options]\n"
 	       "\n"
 	       "List the namespaces of the machine: from namespacefs (mounted at\n"
 	       "%2$s), or from /proc with --proc.\n"
@@ -56,6 +57,7 @@ static void __attribute__((noreturn)) usage(void)
 	       "                        its processes\n"
 	       " containers             the pid namespaces that have processes\n"
 	       " watch                  namespaces as they appear (+) and go (-)\n"
+	       " metrics                counts in Prometheus's text format\n"
 	       "\n"
 	       "Options:\n"
 	       " -J, --json             use JSON output format\n"
@@ -252,7 +254,7 @@ int main(int argc, char **argv)
 		const char *arg = argv[optind++];
 
 		if (!strcmp(arg, "tree") || !strcmp(arg, "containers") ||
-		    !strcmp(arg, "watch"))
+		    !strcmp(arg, "watch") || !strcmp(arg, "metrics"))
 			o.cmd = arg;
 		else if (all_digits(arg))
 			o.nsarg = number_arg(arg, 1, UINT64_MAX, "namespace");
@@ -280,5 +282,7 @@ int main(int argc, char **argv)
 		return cmd_watch(&o, &s);
 	if (!strcmp(o.cmd, "containers"))
 		return cmd_containers(&o, &s);
+	if (!strcmp(o.cmd, "metrics"))
+		return cmd_metrics(&o, &s);
 	return cmd_tree(&o, &s);
 }

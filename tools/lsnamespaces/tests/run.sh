@@ -264,6 +264,33 @@ check_jq "the containers JSON is valid" \
 	 .[0].pids == [50000010, 50000011] and .[0].creator == \"$u65534\"" \
 	--root "$fx" containers -J -o +CREATOR
 
+echo "# metrics"
+check "metrics counts the fixture's namespaces in Prometheus's text format" \
+	metrics.out --root "$fx" metrics
+check_exit "metrics takes no output options" 1 "metrics takes no output options" \
+	--root "$fx" metrics -J
+if command -v promtool >/dev/null; then
+	for args in "--root $fx" "--proc"; do
+		# shellcheck disable=SC2086 # two words
+		if ! timeout 20 "$L" metrics $args 2>"$work/stderr" >"$work/metrics" ||
+			! promtool check metrics <"$work/metrics" >"$work/promtool" 2>&1; then
+			fail "promtool check metrics accepts metrics ${args%% *}" \
+				"$(cat "$work/stderr" "$work/promtool")"
+		elif ! grep -q '^lsnamespaces_namespaces{type="uts"} [1-9]' "$work/metrics"; then
+			fail "promtool check metrics accepts metrics ${args%% *}" "no uts count: $(head -c 2000 "$work/metrics")"
+		else
+			pass "promtool check metrics accepts metrics ${args%% *}"
+		fi
+	done
+	if timeout 20 "$L" metrics --proc 2>/dev/null | grep -q '^lsnamespaces_user_namespaces_limit{type="user"} [0-9]'; then
+		pass "metrics --proc gives this machine's max_user_namespaces"
+	else
+		fail "metrics --proc gives this machine's max_user_namespaces"
+	fi
+else
+	skip "promtool check metrics accepts metrics" "no promtool (Debian: prometheus)"
+fi
+
 echo "# the members file"
 # members_of DIR: the members file that namespacefs would give for the tree
 # in DIR, made from its procs files (threads are the processes themselves).

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * metrics: the namespaces counted in Prometheus's text exposition format,
+ * for node_exporter's textfile collector: per type, per type and creator,
+ * those no process is in, the processes outside the viewer's own
+ * namespaces, and the per-user limits of /proc/sys/user (of this machine:
+ * left out with --root, whose tree may be a copy from another).
+ */
+#include "lsnamespaces.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct by_creator {
+	int type;
+	uid_t uid;
+};
+
+static int cmp_by_creator(const void *a, const void *b)
+{
+	const struct by_creator *x = a, *y = b;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+static void family(const char *name, const char *help)
+{
+	printf("# HELP lsnamespaces_%s %s\n", name, help);
+	printf("# TYPE lsnamespaces_%s gauge\n", name);
+}
+
+static void sample(const char *name, int type, uint64_t v)
+{
+	printf("lsnamespaces_%s{type=\"%s\"} %" PRIu64 "\n", name,
+	       nstypes[type].name, v);
+}
+
+/* /proc/sys/user/max_TYPE_namespaces, or false if it cannot be read. */
+static bool user_limit(int type, uint64_t *v)
+{
+	char *path = xasprintf("/proc/sys/user/max_%s_namespaces",
+			       nstypes[type].name);
+	struct lines l;
+	char *line;
+	bool ok = false;
+
+	if (lines_open(&l, AT_FDCWD, path, path) == 0) {
+		line = lines_next(&l);
+		if (line && !parse_u64(line, INT32_MAX, v))
+			bad_input(path, l.lineno, "limit", line);
+		ok = line != NULL;
+		lines_close(&l);
+	}
+	free(path);
+	return ok;
+}
+
+int cmd_metrics(struct opts *o, struct nsset *s)
+{
+	uint64_t count[NTYPES] = { 0 }, noproc[NTYPES] = { 0 };
+	uint64_t procs[NTYPES] = { 0 }, limit;
+	struct by_creator *bc = NULL;
+	size_t nbc = 0, cap = 0, i, j;
+
+	if (o->outarg || o->all_cols || o->json || o->list || o->raw ||
+	    o->noheadings || o->filter || o->tree != TREE_DEFAULT)
+		errx(EXIT_FAILURE, "metrics takes no output options (its format is Prometheus's)");
+	s->need = NEED_PROCS | NEED_CREATOR;
+	load(s);
+
+	/* The namespaces in creator order: one count per (type, creator). */
+	for (i = 0; i < s->n; i++) {
+		const struct ns *ns = s->v[i];
+
+		if (!ns->wanted)
+			continue;
+		count[ns->type]++;
+		if (ns->procs_known && !ns->nprocs)
+			noproc[ns->type]++;
+		if (!ns->is_root)
+			procs[ns->type] += ns->nprocs;
+		if (!ns->has_creator)
+			continue;
+		if (nbc == cap) {
+			cap = cap ? 2 * cap : 64;
+			bc = xrealloc(bc, cap * sizeof(*bc));
+		}
+		bc[nbc++] = (struct by_creator){ ns->type, ns->creator };
+	}
+	if (nbc)
+		qsort(bc, nbc, sizeof(*bc), cmp_by_creator);
+
+	family("namespaces", "Namespaces of each type that the source shows.");
+	for (int t = 0; t < NTYPES; t++)
+		if (s->types & (1u << t))
+			sample("namespaces", t, count[t]);
+	family("namespaces_by_creator",
+	       "Namespaces of each type by the uid that created their owning user namespace.");
+	for (i = 0; i < nbc; i = j) {
+		for (j = i; j < nbc && bc[j].type == bc[i].type &&
+			    bc[j].uid == bc[i].uid; j++)
+			;
+		printf("lsnamespaces_namespaces_by_creator{type=\"%s\",uid=\"%u\"} %zu\n",
+		       nstypes[bc[i].type].name, (unsigned int)bc[i].uid,
+		       j - i);
+	}
+	family("namespaces_without_processes",
+	       "Namespaces of each type that no process is in, held by a bind mount, an open file, a child or the kernel.");
+	for (int t = 0; t < NTYPES; t++)
+		if (s->types & (1u << t))
+			sample("namespaces_without_processes", t, noproc[t]);
+	family("processes_outside_own_namespace",
+	       "Processes in a namespace of each type other than the viewer's own.");
+	for (int t = 0; t < NTYPES; t++)
+		if (s->types & (1u << t))
+			sample("processes_outside_own_namespace", t, procs[t]);
+	if (!o->root)
+		family("user_namespaces_limit",
+		       "The most namespaces of each type that one user may create in a user namespace (/proc/sys/user/max_TYPE_namespaces).");
+	for (int t = 0; t < NTYPES && !o->root; t++)
+		if ((s->types & (1u << t)) && user_limit(t, &limit))
+			sample("user_namespaces_limit", t, limit);
+	free(bc);
+	report_denied(s);
+	free_set(s);
+	return 0;
+}
