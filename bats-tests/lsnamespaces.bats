@@ -18,10 +18,28 @@ setup() {
 
 teardown() {
 	[ -z "${watcher-}" ] || kill "$watcher" 2>/dev/null || :
+	local i
 	[ -z "${old_max-}" ] || echo "$old_max" >/proc/sys/fs/namespacefs/max_queued_events
 	ns_cleanup
 	umount "$held" 2>/dev/null || :
 	rm -f "$held"
+	# The cgroups a test made, deepest first, once their processes are gone.
+	for ((i = ${#cg_made[@]} - 1; i >= 0; i--)); do
+		wait_until 10 rmdir "${cg_made[i]}" 2>/dev/null || :
+	done
+}
+
+# make_cgroup DIR: mkdir -p DIR in cgroup2, and remember the directories it
+# made for teardown.
+cg_made=()
+make_cgroup() {
+	local dir=$1 new=()
+	while [[ ! -d $dir ]]; do
+		new=("$dir" "${new[@]}")
+		dir=${dir%/*}
+	done
+	mkdir -p "$1"
+	cg_made+=("${new[@]}")
 }
 
 # Every namespace directory of namespacefs as "TYPE INUM", sorted.
@@ -161,13 +179,50 @@ agrees_with_lsns() {
 @test "lsnamespaces containers names each container by the host name of its processes" {
 	run lsnamespaces containers
 	assert_success
-	assert_line --index 0 --regexp '^HOSTNAME +NS +NPROCS +PIDS +USER +COMMAND *$'
+	assert_line --index 0 --regexp '^HOSTNAME +ENGINE +CONTAINER +UNIT +NS +NPROCS +PIDS +USER +COMMAND *$'
 	assert_output --regexp "nsfs-web"
 	assert_line --regexp "nsfs-web.*\\b$web\\b"
 	run lsnamespaces containers --json
 	assert_success
 	# The container of $web; its parent pid namespace shares its uts one.
 	jq -e --argjson w "$web" '[.containers[] | select(.pids | index($w))] | length == 1 and .[0].hostname == "nsfs-web"' <<<"$output"
+}
+
+@test "lsnamespaces containers names each container's engine, id and unit from its cgroup" {
+	local id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	local -A dirs=(
+		[docker]="system.slice/docker-$id.scope"
+		[docker-cgroupfs]="docker/$id"
+		[containerd]="kubepods.slice/kubepods-pod1.slice/cri-containerd-$id.scope"
+		[podman]="user.slice/user-1000.slice/user@1000.service/user.slice/libpod-$id.scope/container"
+		[cri-o]="machine.slice/crio-$id.scope"
+		[nspawn]='machine.slice/machine-web\x2d1.scope/payload'
+		[unit]="system.slice/nginx.service"
+	)
+	local name pid dir want
+	grep -q " /sys/fs/cgroup cgroup2 " /proc/self/mounts || skip "no cgroup2 at /sys/fs/cgroup"
+	for name in "${!dirs[@]}"; do
+		make_cgroup "/sys/fs/cgroup/${dirs[$name]}"
+		spawn unshare --pid --uts --fork bash -c "hostname cg-$name; exec sleep 1000"
+		pid=$(descendant "$SPAWNED" 1)
+		wait_until 10 test "$(nsenter -t "$pid" -u hostname 2>/dev/null)" = "cg-$name"
+		echo "$pid" >"/sys/fs/cgroup/${dirs[$name]}/cgroup.procs"
+	done
+	run lsnamespaces containers -J -o HOSTNAME,ENGINE,CONTAINER,UNIT
+	assert_success
+	want="[\"cg-containerd\",\"containerd\",\"$id\",\"cri-containerd-$id.scope\"]
+[\"cg-cri-o\",\"cri-o\",\"$id\",\"crio-$id.scope\"]
+[\"cg-docker\",\"docker\",\"$id\",\"docker-$id.scope\"]
+[\"cg-docker-cgroupfs\",\"docker\",\"$id\",null]
+[\"cg-nspawn\",\"systemd-nspawn\",\"web-1\",\"machine-web\\\\x2d1.scope\"]
+[\"cg-podman\",\"podman\",\"$id\",\"libpod-$id.scope\"]
+[\"cg-unit\",null,null,\"nginx.service\"]"
+	assert_equal "$(jq -c '[.containers[] | select(.hostname | startswith("cg-"))] |
+		sort_by(.hostname) | .[] | [.hostname, .engine, .container, .unit]' <<<"$output")" "$want"
+	# They are among the default columns.
+	run lsnamespaces containers
+	assert_success
+	assert_line --regexp '^cg-docker +docker +0123456789'
 }
 
 @test "lsnamespaces metrics counts what namespacefs has, by type, creator and processes" {

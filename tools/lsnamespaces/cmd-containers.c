@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * containers: the pid namespaces below the viewer's that have processes,
- * one a line, named by the host name of their lowest PID's uts namespace.
+ * one a line, named by the host name of their lowest PID's uts namespace
+ * and by what its cgroup says: the systemd unit, the engine and the
+ * container's id.
  */
 #include "lsnamespaces.h"
 
@@ -23,11 +25,12 @@ static void emit_containers(struct opts *o, struct nsset *s,
 
 int cmd_containers(struct opts *o, struct nsset *s)
 {
-	static const int defaults[] = { C_HOSTNAME, C_NS, C_NPROCS, C_PIDS,
+	static const int defaults[] = { C_HOSTNAME, C_ENGINE, C_CONTAINER,
+					C_UNIT, C_NS, C_NPROCS, C_PIDS,
 					C_USER, C_COMMAND };
 	struct libscols_table *tb;
 
-	parse_columns(o, defaults, 6);
+	parse_columns(o, defaults, sizeof(defaults) / sizeof(defaults[0]));
 	s->types = 1u << T_PID;
 	s->need = columns_need(o) | NEED_PROCS | NEED_RELATIONS;
 	load(s);

@@ -60,6 +60,12 @@ const struct coldesc columns[NCOLS] = {
 			 "host name of the uts namespace of the lowest PID" },
 	[C_UTS] = { "UTS", 10, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, P,
 		    "uts namespace of the lowest PID (inode number)" },
+	[C_UNIT] = { "UNIT", 0.2, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, P,
+		     "systemd unit of the lowest PID's cgroup" },
+	[C_ENGINE] = { "ENGINE", 6, 0, SCOLS_JSON_STRING, P,
+		       "container engine that the lowest PID's cgroup names" },
+	[C_CONTAINER] = { "CONTAINER", 12, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, P,
+			  "container id (or machine name) in that cgroup" },
 };
 #undef P
 
@@ -217,6 +223,27 @@ static bool row_uid(const struct ns *ns, pid_t pid, uid_t *uid)
 	return ns->has_creator;
 }
 
+/* UNIT, ENGINE or CONTAINER of the process @pid, from its cgroup. */
+static char *container_cell(pid_t pid, int col)
+{
+	const char *path = pid ? proc_cgroup(proc_get(pid)) : NULL;
+	struct container c;
+	char *ret;
+
+	if (!path)
+		return NULL;
+	container_of_cgroup(path, &c);
+	ret = col == C_UNIT ? c.unit : col == C_ENGINE ? c.engine : c.id;
+	if (ret == c.unit)
+		c.unit = NULL;
+	else if (ret == c.engine)
+		c.engine = NULL;
+	else
+		c.id = NULL;
+	container_free(&c);
+	return ret;
+}
+
 char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
 	   pid_t pid, int col)
 {
@@ -287,6 +314,10 @@ char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
 	case C_UTS:
 		uts = pid ? uts_of(s, pid) : NULL;
 		return uts ? num(uts->inum) : NULL;
+	case C_UNIT:
+	case C_ENGINE:
+	case C_CONTAINER:
+		return container_cell(pid, col);
 	}
 	return NULL;
 }

@@ -114,16 +114,31 @@ const char *user_name(uid_t uid);
  */
 struct proc {
 	pid_t pid;
-	bool stat_read, have_ppid, have_uid, cmd_read;
+	bool stat_read, have_ppid, have_uid, cmd_read, cgroup_read;
 	pid_t ppid;
 	uid_t uid;
 	char *cmd;
+	char *cgroup;		/* its cgroup v2 path, as we see it */
 	struct libscols_line *line;	/* -T process: its line */
 };
 struct proc *proc_get(pid_t pid);
 bool proc_ppid(struct proc *p, pid_t *ppid);
 bool proc_uid(struct proc *p, uid_t *uid);
 const char *proc_command(struct proc *p);
+const char *proc_cgroup(struct proc *p);
+
+/*
+ * What a cgroup path says of a container: the systemd unit it is in (the
+ * deepest .scope or .service), and the engine and container id where the
+ * path has one of their shapes (docker, containerd, podman, cri-o,
+ * systemd-nspawn). Fields it does not say are NULL; free with
+ * container_free().
+ */
+struct container {
+	char *unit, *engine, *id;
+};
+void container_of_cgroup(const char *path, struct container *c);
+void container_free(struct container *c);
 
 /* ---------------------------------------------------------------- model.c */
 
@@ -271,7 +286,7 @@ enum {
 	C_USER, C_NETNSID, C_NSFS, C_PNS, C_ONS,
 	/* lsnamespaces's own */
 	C_ID, C_LEVEL, C_DETAIL, C_DIR, C_CREATOR, C_CREATORUID, C_PIDS,
-	C_HOSTNAME, C_UTS,
+	C_HOSTNAME, C_UTS, C_UNIT, C_ENGINE, C_CONTAINER,
 	NCOLS
 };
 

@@ -563,21 +563,6 @@ static void in_ns_work(int procfd, void *arg, char *out, size_t size)
 	free(t);
 }
 
-/* The cgroup v2 path of @pid as this process sees it. */
-static char *cgroup_of(pid_t pid)
-{
-	char path[64], *t, *line, *ret = NULL;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	if (read_small(AT_FDCWD, path, SMALL_FILE_MAX, &t) == 0) {
-		line = strstr(t, "0::");
-		if (line && (line == t || line[-1] == '\n'))
-			ret = xstrdup(chomp(strtok(line + 3, "\n")));
-		free(t);
-	}
-	return ret;
-}
-
 static void proc_detail(struct nsset *s, struct ns *ns)
 {
 	struct in_ns job = { .type = ns->type };
@@ -626,7 +611,8 @@ static void proc_detail(struct nsset *s, struct ns *ns)
 		ns->detail = compact_idmap("/proc/thread-self/uid_map", out);
 	} else if (ns->type == T_CGROUP) {
 		/* Our view of the member's cgroup, less the view from inside. */
-		char *outer = cgroup_of(member);
+		const char *cg = proc_cgroup(proc_get(member));
+		char *outer = cg ? xstrdup(cg) : NULL;
 		size_t lo, li = strlen(out);
 
 		if (!outer)

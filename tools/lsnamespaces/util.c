@@ -407,3 +407,125 @@ const char *proc_command(struct proc *p)
 		p->cmd = chomp(t);
 	return p->cmd;
 }
+
+const char *proc_cgroup(struct proc *p)
+{
+	char path[64], *t, *line;
+
+	if (p->cgroup_read)
+		return p->cgroup;
+	p->cgroup_read = true;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)p->pid);
+	if (read_small(AT_FDCWD, path, SMALL_FILE_MAX, &t) == 0) {
+		line = strstr(t, "0::");
+		if (line && (line == t || line[-1] == '\n'))
+			p->cgroup = xstrdup(chomp(strtok(line + 3, "\n")));
+		free(t);
+	}
+	return p->cgroup;
+}
+
+/* @s is a container id: 12 to 64 lower-case hex digits. */
+static bool is_container_id(const char *s, size_t n)
+{
+	if (n < 12 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* systemd's unit-name escaping: "\x2d" is '-'. */
+static char *unescape_unit(const char *s, size_t n)
+{
+	char *out = xrealloc(NULL, n + 1), *o = out;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int c;
+
+		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &c) == 1 && isxdigit((unsigned char)s[i + 3])) {
+			*o++ = (char)c;
+			i += 3;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Component @comp of length @n as "PREFIX<id>SUFFIX": the id's length. */
+static size_t match_id(const char *comp, size_t n, const char *prefix,
+		       const char *suffix)
+{
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+
+	if (n <= lp + ls || strncmp(comp, prefix, lp) ||
+	    strncmp(comp + n - ls, suffix, ls) ||
+	    !is_container_id(comp + lp, n - lp - ls))
+		return 0;
+	return n - lp - ls;
+}
+
+void container_of_cgroup(const char *path, struct container *c)
+{
+	static const struct {
+		const char *prefix, *suffix, *engine;
+	} shapes[] = {
+		/* systemd's cgroup driver */
+		{ "docker-", ".scope", "docker" },
+		{ "cri-containerd-", ".scope", "containerd" },
+		{ "libpod-", ".scope", "podman" },
+		{ "crio-", ".scope", "cri-o" },
+		/* cgroupfs driver: /docker/<id>, /libpod_parent/libpod-<id> */
+		{ "libpod-", "", "podman" },
+	};
+	const char *end = path + strlen(path), *comp, *prev_end = NULL;
+
+	c->unit = c->engine = c->id = NULL;
+	/* From the deepest component up. */
+	while (end > path) {
+		size_t n, idn;
+
+		comp = end;
+		while (comp > path && comp[-1] != '/')
+			comp--;
+		n = (size_t)(end - comp);
+		if (n && !c->unit &&
+		    ((n > 6 && !strncmp(end - 6, ".scope", 6)) ||
+		     (n > 8 && !strncmp(end - 8, ".service", 8))))
+			c->unit = xasprintf("%.*s", (int)n, comp);
+		for (size_t i = 0; n && !c->engine && i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+			idn = match_id(comp, n, shapes[i].prefix, shapes[i].suffix);
+			if (idn) {
+				c->engine = xstrdup(shapes[i].engine);
+				c->id = xasprintf("%.*s", (int)idn,
+						  comp + strlen(shapes[i].prefix));
+			}
+		}
+		if (!c->engine && n == 6 && !strncmp(comp, "docker", 6) &&
+		    prev_end && is_container_id(end + 1, (size_t)(prev_end - end - 1))) {
+			c->engine = xstrdup("docker");
+			c->id = xasprintf("%.*s", (int)(prev_end - end - 1), end + 1);
+		}
+		/* /machine.slice/machine-<name>.scope */
+		if (!c->engine && n > 14 && !strncmp(comp, "machine-", 8) &&
+		    !strncmp(end - 6, ".scope", 6) && comp - path >= 14 &&
+		    !strncmp(comp - 14, "machine.slice/", 14) &&
+		    (comp - path == 14 || comp[-15] == '/')) {
+			c->engine = xstrdup("systemd-nspawn");
+			c->id = unescape_unit(comp + 8, n - 14);
+		}
+		prev_end = end;
+		end = comp > path ? comp - 1 : path;
+	}
+}
+
+void container_free(struct container *c)
+{
+	free(c->unit);
+	free(c->engine);
+	free(c->id);
+}

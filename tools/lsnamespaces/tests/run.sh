@@ -245,7 +245,8 @@ check_jq "-J --output-all has every column" \
 	'.namespaces[0] | keys == (["command", "creator", "creatoruid",
 	 "detail", "dir", "hostname", "id", "level", "netnsid", "nprocs",
 	 "ns", "nsfs", "ons", "path", "pid", "pids", "pns", "ppid", "type",
-	 "uid", "user", "uts"] | sort)' --root "$fx" -J -l --output-all
+	 "uid", "user", "uts", "unit", "engine", "container"] | sort)' \
+	--root "$fx" -J -l --output-all
 check_jq "-o +LIST adds to lsns's default columns" \
 	'.namespaces[0] | keys_unsorted == ["ns", "type", "nprocs", "pid",
 	 "user", "command", "detail"]' --root "$fx" -J -l -o +DETAIL
@@ -425,7 +426,7 @@ help_cols=$("$L" --help | awk '/^Available output columns/ { f = 1; next }
 if "$L" -H -J >"$work/cols.json" 2>"$work/stderr" &&
 	jq -r '.["lsnamespaces-columns"][].name' "$work/cols.json" \
 		>"$work/cols" 2>>"$work/stderr" &&
-	[[ $(cat "$work/cols") == "$help_cols" ]] && (($(wc -l <"$work/cols") == 22)) &&
+	[[ $(cat "$work/cols") == "$help_cols" ]] && (($(wc -l <"$work/cols") == 25)) &&
 	"$L" -H -n | awk '{ print $1 }' | diff -q - "$work/cols" >/dev/null; then
 	pass "-H lists every column of --help, -H -J as valid JSON"
 else
