@@ -55,6 +55,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../include/digits.h"
 #include "../include/nstypes.h"
 
 #ifndef CLONE_NEWTIME
@@ -585,16 +586,6 @@ static int sleepers(long n)
 
 /* ---- tree ---- */
 
-static bool is_number(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /*
  * The inode number of the directory that the owner link in @dir points to
  * (a type's directory is named by type, not number), or 0 if it has none.
@@ -623,7 +614,7 @@ static void walk(const char *type, int dir, unsigned long long inum,
 	while ((de = readdir(d))) {
 		int sub;
 
-		if (!is_number(de->d_name))
+		if (!all_digits(de->d_name))
 			continue;
 		sub = openat(dir, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (sub < 0)

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "../include/digits.h"
 #include "../include/nstypes.h"
 
 #define DEFAULT_ROOT "/sys/fs/namespaces"
@@ -97,7 +98,6 @@ void lines_close(struct lines *l);
  * @max. parse_u64() returns false otherwise.
  */
 bool parse_u64(const char *s, uint64_t max, uint64_t *v);
-bool all_digits(const char *s);
 /* Exits with "FILE:LINE: invalid WHAT: TEXT" (LINE 0: no line number). */
 void bad_input(const char *file, unsigned long line, const char *what,
 	       const char *text) __attribute__((noreturn));

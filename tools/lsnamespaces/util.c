@@ -208,16 +208,6 @@ void lines_close(struct lines *l)
 	memset(l, 0, sizeof(*l));
 }
 
-bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 bool parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
 	uint64_t x = 0;
