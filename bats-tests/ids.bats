@@ -81,6 +81,19 @@ teardown() {
 	assert_output --regexp '^OK [1-9][0-9]*$'
 }
 
+# The root directory's offsets count its entries: past the last, wherever
+# lseek puts them, nothing is listed (an int index once wrapped: 2^32 + 2
+# listed the root again, 2^63 - 1 read before its array).
+@test "the root directory lists nothing from any offset past its last entry" {
+	local off
+	for off in 12 $(((1 << 32) + 2)) $(((1 << 62) + 5)) 9223372036854775807; do
+		run fsop seekdir "$NSFS" "$off"
+		assert_output "OK 0"
+	done
+	run fsop seekdir "$NSFS" 2
+	assert_output "OK 10"
+}
+
 # five_uts: two uts namespaces owned by the initial user namespace, made
 # before and after three in nested user namespaces (two levels), so that
 # owners and ids interleave; wait until the host's mount lists them all.
