@@ -55,7 +55,7 @@ help:
 	@echo '  TESTS="PATH ..." make check: run these bats files and directories instead of the suite'
 	@echo '  BATS_ARGS="..."  make check: more bats options, e.g. BATS_ARGS="--filter uts"'
 	@echo "  CMD='...'        make run: run this command in the guest, print its output, exit with its status"
-	@echo '  KERNEL=debug|lean|unpatched  the kernel to build and boot (check: debug, run: lean)'
+	@echo '  KERNEL=debug|lean|unpatched|kcsan  the kernel to build and boot (check: debug, run: lean)'
 	@echo '  TIMEOUT=SECONDS  kill a check or CMD run after this long (3600)'
 	@echo '  KVM=1            use -accel kvm instead of tcg'
 	@echo '  FORCE=1          make distclean: remove build/linux even if it holds work not in series/'

@@ -10,7 +10,7 @@
 # changed.
 . "$(dirname "$0")/lib.sh"
 
-flavor=${1:?usage: build-kernel.sh debug|lean|unpatched}
+flavor=${1:?usage: build-kernel.sh debug|lean|unpatched|kcsan}
 read -ra fragments <<<"$(flavor_fragments "$flavor")"
 tree_require
 tree_lock shared

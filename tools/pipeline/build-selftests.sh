@@ -20,7 +20,7 @@ mkdir -p "$BUILD"
 exec 8>"$BUILD/.selftests.lock"
 flock 8
 
-dirs=(nsfs timens pid_namespace proc)
+dirs=(nsfs timens pid_namespace proc pidfd clone3)
 out=$BUILD/selftests
 headers=$BUILD/selftests-headers
 stamp=$BUILD/selftests.stamp

@@ -1,7 +1,8 @@
 #!/bin/bash
-# check-series.sh [patches|configs]: is the series bisectable, and does it
-# build without each namespace type? Slow (about an hour on two cores);
-# `make check-series` does both parts, an argument only that one.
+# check-series.sh [patches|configs|kcsan]: is the series bisectable, does
+# it build without each namespace type, and is it free of data races? Slow
+# (more than an hour on two cores); `make check-series` does the three
+# parts, an argument only that one.
 #
 #   1. For each commit of build/linux since `base` (patch 1, 1-2, ..., all):
 #      check it out in a worktree (build/linux-check), build the lean
@@ -11,6 +12,13 @@
 #      NAMESPACE_FS, UTS_NS, IPC_NS, USER_NS, PID_NS, NET_NS, TIME_NS,
 #      CGROUPS. There the mount test also checks that the type directories
 #      are exactly those of the types built in (mnt is always built in).
+#   3. The kcsan kernel (KCSAN, the data-race checker, which excludes KASAN;
+#      build/kernel-kcsan) boots and runs bats-tests/stress.bats (nsstress,
+#      STRESS_SECONDS long, 120 by default): the step fails on any KCSAN
+#      report that names a function of the series (a symbol of
+#      fs/namespacefs/ or kernel/nstree.c, or a function the series'
+#      diff adds or changes). Reports elsewhere in the kernel are counted
+#      and kept in build/check-series/kcsan.reports, not judged.
 #
 # The mount test runs in the guest (cmd mode of tools/guest-run.sh, run
 # directory build/check-series/run): namespacefs is registered and mounted
@@ -123,14 +131,65 @@ step() {
 	printf '%s ok %s\n' "$name" "$(since "$start")" >>"$summary"
 }
 
+# The functions of the series: the symbols of its own objects, and the
+# functions its diff adds or changes elsewhere (hunk headers, definitions).
+series_functions() {
+	local k=$BUILD/kernel-kcsan
+	{
+		nm "$k"/fs/namespacefs/*.o "$k"/kernel/nstree.o 2>/dev/null | awk '$2 ~ /^[tT]$/ { print $3 }'
+		git -C "$TREE" diff -U0 base HEAD -- '*.c' '*.h' |
+			sed -nE 's/^@@ .* @@ .*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/p; s/^\+[A-Za-z].*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)\(.*\)$/\1/p'
+	} | sed 's/\..*//' | sort -u
+}
+
+# kcsan_step: build the kcsan kernel, run the stress test on it, judge
+# its KCSAN reports.
+kcsan_step() {
+	local start=$SECONDS status=0 run=$work/kcsan-run reports=$work/kcsan.reports
+	tools/pipeline/build-kernel.sh kcsan || {
+		printf 'kcsan build-failed %s\n' "$(since "$start")" >>"$summary"
+		failures=$((failures + 1))
+		return
+	}
+	tools/pipeline/build-selftests.sh
+	guest-rootfs/build.sh
+	printf '==> check-series: %-28s ' kcsan >&2
+	NSFS_RUN_DIR=$run NSFS_TESTS=bats-tests/stress.bats NSFS_TIMEOUT=1800 \
+		NSFS_OWN_REPORTS='BUG: KCSAN:' \
+		tools/pipeline/guest-run.sh check kcsan >"$work/kcsan.boot.log" 2>&1 || status=$?
+	cp "$run/console.log" "$work/kcsan.console.log" 2>/dev/null || true
+	# Each report, from its "BUG: KCSAN:" line to the next blank line
+	# after "Reported by", one paragraph a report.
+	tr -d '\r' <"$work/kcsan.console.log" | awk '
+		/BUG: KCSAN:/ { on = 1 }
+		on { print }
+		on && /^=+$/ && seen { on = 0; seen = 0; print "" }
+		on && /Reported by Kernel Concurrency Sanitizer/ { seen = 1 }' >"$reports"
+	local all ours fns
+	all=$(grep -c 'BUG: KCSAN:' "$reports" || true)
+	fns=$(series_functions | paste -sd'|')
+	ours=$(awk -v RS= -v fns="^($fns)$" '
+		{ n = split($0, w, /[^A-Za-z0-9_]+/); for (i = 1; i <= n; i++) if (w[i] ~ fns) { print; print ""; break } }' "$reports")
+	if ((status)) || [[ $ours ]]; then
+		echo "FAILED (status $status; $work/kcsan.boot.log, $reports)" >&2
+		[[ $ours ]] && head -n 40 <<<"$ours" | sed 's/^/    /' >&2
+		tail -n 20 "$work/kcsan.boot.log" | sed 's/^/    /' >&2
+		printf 'kcsan failed %s\n' "$(since "$start")" >>"$summary"
+		failures=$((failures + 1))
+		return
+	fi
+	echo "ok ($(since "$start")): $(grep -a '^# nsstress: seed .* created' "$work/kcsan.boot.log" | head -n 1 | sed 's/^# //'); no KCSAN report in the series' code, $all elsewhere ($reports)" >&2
+	printf 'kcsan ok %s\n' "$(since "$start")" >>"$summary"
+}
+
 part=${1:-all}
-case $part in all | patches | configs) ;; *) die "usage: check-series.sh [patches|configs]" ;; esac
+case $part in all | patches | configs | kcsan) ;; *) die "usage: check-series.sh [patches|configs|kcsan]" ;; esac
 total=$SECONDS
 steps=0
 n=0
 for c in "${commits[@]}"; do
 	n=$((n + 1))
-	[[ $part == configs ]] && continue
+	[[ $part == patches || $part == all ]] || continue
 	step "$(printf 'patch-%02d' "$n")" "$c" 1 ""
 	steps=$((steps + 1))
 done
@@ -139,7 +198,8 @@ all="cgroup ipc mnt net pid time user uts"
 # without TYPE: the expected directories without it
 without() { tr ' ' '\n' <<<"$all" | grep -vx "$1" | paste -sd' '; }
 head=${commits[-1]}
-[[ $part == patches ]] && configs=() || configs=(
+configs=()
+[[ $part == configs || $part == all ]] && configs=(
 	"no-NAMESPACE_FS 0 CONFIG_NAMESPACE_FS=n"
 	"no-UTS_NS 1 CONFIG_UTS_NS=n uts"
 	"no-IPC_NS 1 CONFIG_IPC_NS=n ipc"
@@ -156,6 +216,11 @@ for c in "${configs[@]}"; do
 	step "$name" "$head" "$nsfs" "$expect" "$off"
 	steps=$((steps + 1))
 done
+
+if [[ $part == kcsan || $part == all ]]; then
+	kcsan_step
+	steps=$((steps + 1))
+fi
 
 msg "check-series: $steps kernels in $(since "$total"), $failures failed (summary: $summary)"
 ((failures == 0))

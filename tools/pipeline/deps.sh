@@ -16,6 +16,8 @@ else
 		bats bats-assert bats-support bats-file
 		flex bison bc libelf-dev libssl-dev cpio xz-utils kmod ccache
 		git util-linux iproute2 jq sparse
+		# -lcap, for the clone3 selftests
+		libcap-dev
 		# promtool, for the host tests of lsnamespaces metrics
 		prometheus
 	)

@@ -22,14 +22,18 @@
 #                   only sets the memory and the command line)
 #   NSFS_QEMU_ARGS  more QEMU options, split at white space (e.g. "-s" for
 #                   a gdb server on port 1234, to look at the guest kernel)
+#   NSFS_OWN_REPORTS  console lines (an extended regex) that the caller
+#                   judges itself rather than as a splat (check-series.sh
+#                   takes "BUG: KCSAN:" reports and keeps those in the
+#                   series' code)
 #
 # Exit status: 0 success; 1 a test failed, no test ran, or the guest ended
 # early (in cmd mode: the command's own status); 2 the guest timed out;
 # 3 the console shows a kernel splat.
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: guest-run.sh check|cmd|run debug|lean|unpatched}
-flavor=${2:?usage: guest-run.sh check|cmd|run debug|lean|unpatched}
+mode=${1:?usage: guest-run.sh check|cmd|run debug|lean|unpatched|kcsan}
+flavor=${2:?usage: guest-run.sh check|cmd|run debug|lean|unpatched|kcsan}
 case $mode in check | cmd | run) ;; *) die "guest-run.sh: unknown mode '$mode'" ;; esac
 flavor_fragments "$flavor" >/dev/null
 timeout=${NSFS_TIMEOUT:-3600}
@@ -181,7 +185,8 @@ if ((qemu_status == 124 || qemu_status == 137)); then
 fi
 
 splat_re='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|unreferenced object|Kernel panic|Oops|general protection fault|INFO: task .* blocked'
-splat=$(grep -aE "$splat_re" "$console" 2>/dev/null | tr -d '\r' | head -n 20 || true)
+splat=$(grep -aE "$splat_re" "$console" 2>/dev/null | tr -d '\r' |
+	{ if [[ ${NSFS_OWN_REPORTS-} ]]; then grep -avE "$NSFS_OWN_REPORTS"; else cat; fi; } | head -n 20 || true)
 if [[ $splat ]]; then
 	printf '%s\n' "$splat" | sed 's/^/console: /' >&2
 	kinds=$(grep -oE "$splat_re" <<<"$splat" | sed 's/INFO: task .* blocked/INFO: task blocked/' | awk '!seen[$0]++' | paste -sd, | sed 's/,/, /g')

@@ -20,7 +20,7 @@ SERIES_HEAD=$TREE/.git/nsfs-series-head
 # The kernel source; NSFS_KERNEL_TARBALL names another (the pipeline's
 # own tests use a small one).
 KERNEL_TARBALL=${NSFS_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-FLAVORS=(debug lean unpatched)
+FLAVORS=(debug lean unpatched kcsan)
 
 # The kernel's make must not inherit the flags and variables of the make
 # that runs these scripts (jobserver, V=, TESTS=, ...).
@@ -75,10 +75,12 @@ git_nosign() { GIT_EDITOR=: git -c commit.gpgsign=false -c tag.gpgSign=false "$@
 # The config fragments of a kernel flavor, in merge order.
 flavor_fragments() {
 	case $1 in
-	debug) echo kernel-config/base.config kernel-config/namespacefs.config kernel-config/debug.config ;;
+	debug) echo kernel-config/base.config kernel-config/namespacefs.config kernel-config/test.config kernel-config/debug.config ;;
 	lean) echo kernel-config/base.config kernel-config/namespacefs.config ;;
 	# lean without the series, for the benchmarks' comparisons
 	unpatched) echo kernel-config/base.config ;;
+	# the data-race checker (KCSAN excludes KASAN), for `make check-series`
+	kcsan) echo kernel-config/base.config kernel-config/namespacefs.config kernel-config/test.config kernel-config/kcsan.config ;;
 	*) die "KERNEL=$1: expected one of: ${FLAVORS[*]}" ;;
 	esac
 }
