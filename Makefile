@@ -39,7 +39,7 @@ help:
 	@echo '  make check       build everything that changed, boot the debug kernel, run the bats suite'
 	@echo '  make run         build the lean kernel and boot it to a shell, namespacefs mounted'
 	@echo '  make bench       benchmarks on the lean kernel and the same kernel unpatched (build/bench/)'
-	@echo '  make check-series  build and boot the kernel after each patch, and with each namespace type off (slow)'
+	@echo '  make check-series  build and boot the kernel after each patch, with each namespace type off, and the KCSAN kernel under stress (slow)'
 	@echo '  make series      write the commits of build/linux since base to series/'
 	@echo '  make lint        checkpatch --strict, kernel-doc -Wall and a W=1 C=2 (sparse) build of the series'
 	@echo '  make deps        install the Debian packages that are missing (apt-get)'
