@@ -52,28 +52,19 @@ skip_reasons() {
 	echo "${reasons[*]}" | sed 's/;/; /g'
 }
 
-# run_group PROG: run PROG in a process group of its own, with its output
-# in a file rather than a pipe, and set $status and $output as bats's run
-# does. After KSELFTEST_TIMEOUT seconds (status 124), or when PROG is done,
-# its whole group is killed: a child it leaves behind (pidfd_test's) would
-# otherwise hold the pipe of `run` open and the test would never end.
+# run_group PROG: run PROG under timeout, in a session of its own, with its
+# output in a file rather than a pipe, and set $status and $output as
+# bats's run does. When it is done or killed (status 124 or 143), what is
+# left of its session is killed too: a child it leaves behind
+# (pidfd_test's) would otherwise hold the pipe of `run` open, and the test
+# would never end.
 run_group() {
-	local out=$BATS_TEST_TMPDIR/selftest.out pid deadline
-	setsid "$1" >"$out" 2>&1 </dev/null &
-	pid=$!
-	deadline=$((SECONDS + KSELFTEST_TIMEOUT))
-	while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
-		sleep 0.1
-	done
+	local out=$BATS_TEST_TMPDIR/selftest.out sid=$BATS_TEST_TMPDIR/selftest.sid
 	status=0
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL -- "-$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null || :
-		status=124
-	else
-		wait "$pid" || status=$?
-	fi
-	kill -KILL -- "-$pid" 2>/dev/null || :
+	# shellcheck disable=SC2016
+	setsid sh -c 'echo $$ >"$1"; shift; exec timeout "$@"' sh "$sid" \
+		"$KSELFTEST_TIMEOUT" "$1" >"$out" 2>&1 </dev/null || status=$?
+	kill -KILL -- "-$(cat "$sid")" 2>/dev/null || :
 	output=$(cat "$out")
 }
 
