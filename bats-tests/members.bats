@@ -134,3 +134,16 @@ check_members() {
 	awk -v a="$after" -v b="$before" 'BEGIN { exit !(a < 2 * b) }' ||
 		fail "procs grew from $before s to $after s"
 }
+
+# unshare() frees a task's old uts, cgroup and time namespaces as soon as
+# it has switched to the new ones, with no RCU grace period: a read of the
+# members file must not look into a namespace after the task's lock that
+# held it is dropped. KASAN, on the debug kernel, reports such a read.
+@test "the members file is read safely while tasks switch namespaces under it" {
+	run nstest switch-while-read 30 "$NSFS/members"
+	assert_success
+	echo "# $output" >&3
+	[[ $output =~ ^([0-9]+)\ reads,\ ([0-9]+)\ switches$ ]]
+	((BASH_REMATCH[1] >= 100 && BASH_REMATCH[2] >= 1000)) ||
+		fail "too little of a race: $output"
+}

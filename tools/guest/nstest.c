@@ -28,6 +28,12 @@
  *   nstest churn N
  *	Make N uts namespaces one after the other, each in place of the one
  *	before (unshare(CLONE_NEWUTS)), and print the inode number of each.
+ *   nstest switch-while-read SECONDS FILE
+ *	For SECONDS, two children make uts, cgroup and time namespaces one
+ *	after the other (each unshare() frees the ones before, at once)
+ *	while this process reads FILE (a members file) again and again.
+ *	Prints "READS reads, SWITCHES switches"; the kernel's checkers tell
+ *	whether a read touched a freed namespace.
  *   nstest hold TYPE N
  *	Make N namespaces of TYPE (uts, ipc, net, mnt, cgroup, time, user,
  *	pid) and hold each by an open nsfs file, with no process in it; print
@@ -59,6 +65,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../include/nstypes.h"
@@ -221,6 +228,65 @@ static int churn(int n)
 		printf("%lu\n", (unsigned long)st.st_ino);
 	}
 	return fflush(stdout) ? 1 : 0;
+}
+
+static int switch_while_read(int seconds, const char *file)
+{
+	static char buf[1 << 16];
+	long reads = 0, switches = 0;
+	struct timespec t0, t;
+	int p[2], i, fd;
+	pid_t kids[2];
+
+	if (pipe(p))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			return 1;
+		if (kids[i] == 0) {
+			long n = 0;
+
+			close(p[0]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do {
+				if (unshare(CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME))
+					_exit(1);
+				n++;
+				clock_gettime(CLOCK_MONOTONIC, &t);
+			} while (t.tv_sec - t0.tv_sec < seconds);
+			_exit(write(p[1], &n, sizeof(n)) == sizeof(n) ? 0 : 1);
+		}
+	}
+	close(p[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			perror(file);
+			return 1;
+		}
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+		reads++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < seconds);
+	for (i = 0; i < 2; i++) {
+		long n;
+		int status;
+
+		if (read(p[0], &n, sizeof(n)) == sizeof(n))
+			switches += n;
+		if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			fprintf(stderr, "nstest: switch-while-read: a child failed to unshare\n");
+			return 1;
+		}
+	}
+	printf("%ld reads, %ld switches\n", reads, switches);
+	return 0;
 }
 
 static const struct ns_type hold_types[] = { NS_TYPE_ROWS };
@@ -390,9 +456,11 @@ int main(int argc, char **argv)
 		return churn(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "open-tree"))
 		return open_tree_run(argv + 2);
+	if (argc == 4 && !strcmp(argv[1], "switch-while-read"))
+		return switch_while_read(atoi(argv[2]), argv[3]);
 	fputs("usage: nstest threads N | setown | netns-cookie | mntns-id FILE"
 	      " | mq NAME | open-tree DIR CMD... | watch SECONDS DIR..."
-	      " | mounts N DIR | churn N\n",
+	      " | mounts N DIR | churn N | switch-while-read SECONDS FILE\n",
 	      stderr);
 	return 2;
 }
