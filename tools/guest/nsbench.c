@@ -17,8 +17,9 @@
  *   nsbench rate TYPE N
  *	Create and destroy N namespaces of TYPE (uts, ipc, net, mnt, cgroup,
  *	time, pid: unshare in a loop, which drops the previous one; user and
- *	all, the eight together: unshare in a child that exits; fork: the
- *	child alone) and print "TYPE N SECONDS".
+ *	all, the eight together: unshare in a child that exits; pid-init: a
+ *	new pid namespace whose init, our child, exits; fork: the child
+ *	alone) and print "TYPE N SECONDS".
  *   nsbench hold TYPE N
  *	Make N namespaces of TYPE and hold each by an open nsfs file with no
  *	process in it (quicker than nstest hold: unshare in a loop, or for
@@ -68,6 +69,7 @@
 static const struct ns_type types[] = {
 	NS_TYPE_ROWS,
 	{ "all", ALL_NS, NULL, 0 },
+	{ "pid-init", CLONE_NEWPID, NULL, 0 },
 	{ "fork", 0, NULL, 0 },
 };
 
@@ -393,6 +395,7 @@ static int child_unshare(int flags)
 static int rate(const char *type, long n)
 {
 	int t = type_index(type), self = -1;
+	bool with_init = !strcmp(type, "pid-init");
 	double start;
 	long i;
 
@@ -414,8 +417,13 @@ static int rate(const char *type, long n)
 			err = child_unshare(flag);
 			break;
 		case CLONE_NEWPID:
-			/* Back to our own: the new one has no process. */
-			err = unshare(flag) || setns(self, CLONE_NEWPID);
+			/*
+			 * pid-init: our next child is the new namespace's init
+			 * and exits. Then back to our own (unshare refuses a
+			 * second new one before).
+			 */
+			err = unshare(flag) || (with_init && child_unshare(0)) ||
+			      setns(self, CLONE_NEWPID);
 			break;
 		default:
 			err = unshare(flag);
