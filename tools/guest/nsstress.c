@@ -980,11 +980,11 @@ static void w_flat(void)
 		 * much again to tear down: the costly ones are rarer, and
 		 * the network's have steps of their own (all, setns, hold).
 		 */
-		if (!below(16))
+		if (!below(32))
 			flags |= CLONE_NEWIPC;
-		if (!below(16))
+		if (!below(32))
 			flags |= CLONE_NEWNS;
-		if (!below(256))
+		if (!below(1024))
 			flags |= CLONE_NEWNET;
 		make(flags, "flat");
 	}
