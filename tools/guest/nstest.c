@@ -233,8 +233,8 @@ static int churn(int n)
 static int switch_while_read(int seconds, const char *file)
 {
 	static char buf[1 << 16];
+	long long until = now_ns() + seconds * 1000000000LL;
 	long reads = 0, switches = 0;
-	struct timespec t0, t;
 	int p[2], i, fd;
 	pid_t kids[2];
 
@@ -249,18 +249,15 @@ static int switch_while_read(int seconds, const char *file)
 
 			close(p[0]);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			clock_gettime(CLOCK_MONOTONIC, &t0);
 			do {
 				if (unshare(CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME))
 					_exit(1);
 				n++;
-				clock_gettime(CLOCK_MONOTONIC, &t);
-			} while (t.tv_sec - t0.tv_sec < seconds);
+			} while (now_ns() < until);
 			_exit(write(p[1], &n, sizeof(n)) == sizeof(n) ? 0 : 1);
 		}
 	}
 	close(p[1]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		fd = open(file, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -271,8 +268,7 @@ static int switch_while_read(int seconds, const char *file)
 			;
 		close(fd);
 		reads++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec < seconds);
+	} while (now_ns() < until);
 	for (i = 0; i < 2; i++) {
 		long n;
 		int status;
