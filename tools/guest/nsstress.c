@@ -230,6 +230,29 @@ static bool one_number(const char *s, size_t len) { return numbers(s, len, 1, fa
 static bool map_line(const char *s, size_t len) { return numbers(s, len, 3, true); }
 static bool members_line(const char *s, size_t len) { return numbers(s, len, 10, false); }
 
+/* The refs file: "count N", "tasks N" and "nsfs 0|1", in that order. */
+static bool refs_ok(const char *s)
+{
+	static const char *const keys[] = { "count ", "tasks ", "nsfs " };
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = strlen(keys[i]), d;
+		const char *nl;
+
+		if (strncmp(s, keys[i], k))
+			return false;
+		s += k;
+		nl = strchr(s, '\n');
+		if (!nl || !numbers(s, nl - s, 1, false))
+			return false;
+		d = nl - s;
+		if (i == 2 && (d != 1 || *s > '1'))
+			return false;
+		s = nl + 1;
+	}
+	return !*s;
+}
+
 static bool word(const char *s, size_t len)
 {
 	return len && !memchr(s, ' ', len);
@@ -291,7 +314,7 @@ static bool ascending(const char *s)
 }
 
 enum kind { K_NUMBER, K_ASCENDING, K_UNAME, K_WORD, K_SETGROUPS, K_MAP, K_OFFSETS,
-	    K_DEVICES, K_ROOT, K_MEMBERS, K_NAMESPACES };
+	    K_DEVICES, K_ROOT, K_MEMBERS, K_NAMESPACES, K_REFS };
 
 /* Every file namespacefs has: its format, and whether it changes while the namespace lives. */
 static const struct file_kind {
@@ -312,6 +335,7 @@ static const struct file_kind {
 	{ "projid_map", K_MAP, true }, { "offsets", K_OFFSETS, true },
 	{ "devices", K_DEVICES, false }, { "root", K_ROOT, true },
 	{ "members", K_MEMBERS, false }, { "namespaces", K_NAMESPACES, false },
+	{ "refs", K_REFS, false },
 };
 
 static const struct file_kind *file_kind(const char *name)
@@ -356,6 +380,8 @@ static bool record_ok(const struct file_kind *k, const char *s, size_t len)
 		return lines_ok(s, false, members_line);
 	case K_NAMESPACES:
 		return lines_ok(s, false, namespaces_line);
+	case K_REFS:
+		return refs_ok(s);
 	}
 	return false;
 }

@@ -44,6 +44,10 @@
  *	a pipe and exits; the parent then sets another owner, and the kernel
  *	puts the child's struct pid under the file's IRQ-safe owner lock.
  *	Needs CAP_SYS_ADMIN. Prints "done".
+ *   nstest socket-in NSFILE
+ *	Make a UDP socket in the network namespace NSFILE opens, go back to
+ *	our own, print "ready" and wait for a signal: a socket that keeps a
+ *	network namespace alive from outside it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -430,6 +434,38 @@ static int setown(void)
 	return 0;
 }
 
+/*
+ * socket-in NSFILE: make a socket in the network namespace that NSFILE
+ * opens, come back to our own, say "ready" and wait to be killed: a
+ * process outside a network namespace that keeps it alive by a socket.
+ */
+static int socket_in(const char *nsfile)
+{
+	int ours = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int theirs = open(nsfile, O_RDONLY | O_CLOEXEC);
+	int sock;
+
+	if (ours < 0 || theirs < 0) {
+		perror("nstest: open");
+		return 1;
+	}
+	if (setns(theirs, CLONE_NEWNET)) {
+		perror("nstest: setns");
+		return 1;
+	}
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0 || setns(ours, CLONE_NEWNET)) {
+		perror("nstest: socket");
+		return 1;
+	}
+	close(theirs);
+	close(ours);
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "threads"))
@@ -454,9 +490,12 @@ int main(int argc, char **argv)
 		return open_tree_run(argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "switch-while-read"))
 		return switch_while_read(atoi(argv[2]), argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "socket-in"))
+		return socket_in(argv[2]);
 	fputs("usage: nstest threads N | setown | netns-cookie | mntns-id FILE"
 	      " | mq NAME | open-tree DIR CMD... | watch SECONDS DIR..."
-	      " | mounts N DIR | churn N | switch-while-read SECONDS FILE\n",
+	      " | mounts N DIR | churn N | switch-while-read SECONDS FILE"
+	      " | socket-in NSFILE\n",
 	      stderr);
 	return 2;
 }

@@ -66,6 +66,8 @@ const struct coldesc columns[NCOLS] = {
 		       "container engine that the lowest PID's cgroup names" },
 	[C_CONTAINER] = { "CONTAINER", 12, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, P,
 			  "container id (or machine name) in that cgroup" },
+	[C_HOLDERS] = { "HOLDERS", 0.2, 0, SCOLS_JSON_STRING, NEED_RELATIONS,
+			"what its references are: tasks, nsfs files, children, owned, other" },
 };
 #undef P
 
@@ -223,6 +225,39 @@ static bool row_uid(const struct ns *ns, pid_t pid, uid_t *uid)
 	return ns->has_creator;
 }
 
+/*
+ * HOLDERS: the references of @ns by holder, from its refs file and the
+ * namespaces found: "tasks 1, nsfs 1, children 2, owned 3, other 1", the
+ * holders that hold none left out; "other" is what the rest does not
+ * explain (sockets, the kernel; `holders` tells more). Empty without a
+ * refs file (--proc, an older kernel).
+ */
+static char *holders_cell(const struct nsset *s, const struct ns *ns)
+{
+	static const char *const names[5] = { "tasks", "nsfs", "children",
+					       "owned", "other" };
+	char *out = NULL, *next;
+	long long n[5];
+	uint64_t v[3];
+
+	if (s->proc || fs_read_refs(s, ns, v))
+		return NULL;
+	n[0] = (long long)v[1];
+	n[1] = (long long)v[2];
+	n[2] = (long long)ns->nkids;
+	n[3] = (long long)ns->nowned;
+	n[4] = (long long)v[0] - n[0] - n[1] - n[2] - n[3];
+	for (int i = 0; i < 5; i++) {
+		if (!n[i])
+			continue;
+		next = xasprintf("%s%s%s %lld", out ? out : "", out ? ", " : "",
+				 names[i], n[i]);
+		free(out);
+		out = next;
+	}
+	return out ? out : xstrdup("none");
+}
+
 /* UNIT, ENGINE or CONTAINER of the process @pid, from its cgroup. */
 static char *container_cell(pid_t pid, int col)
 {
@@ -318,6 +353,8 @@ char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
 	case C_ENGINE:
 	case C_CONTAINER:
 		return container_cell(pid, col);
+	case C_HOLDERS:
+		return holders_cell(s, ns);
 	}
 	return NULL;
 }

@@ -15,6 +15,8 @@
  *   cmd-list.c        the default command: the tree or list, -p, NS argument
  *   cmd-containers.c  the pid namespaces that have processes
  *   cmd-watch.c       namespaces as they come and go
+ *   cmd-metrics.c     counts in Prometheus's text format
+ *   cmd-holders.c     what keeps a namespace alive
  *
  * Everything read may be hostile: a namespace's /proc files or a copy given
  * to --root may be FIFOs, links to /dev/zero or loops. Nothing is opened
@@ -248,6 +250,13 @@ struct dirent_num {
 	char *name;
 };
 size_t list_ns_dirs(const char *path, struct dirent_num **out);
+/*
+ * The refs file of @ns: its reference count, the part tasks hold, and
+ * whether its nsfs inode exists, in @v. Returns 0 or -errno (-ENOENT: the
+ * kernel has no refs file, or the namespace is gone); exits on a
+ * malformed file.
+ */
+int fs_read_refs(const struct nsset *s, const struct ns *ns, uint64_t v[3]);
 
 /* ---------------------------------------------------------- source-proc.c */
 
@@ -286,7 +295,7 @@ enum {
 	C_USER, C_NETNSID, C_NSFS, C_PNS, C_ONS,
 	/* lsnamespaces's own */
 	C_ID, C_LEVEL, C_DETAIL, C_DIR, C_CREATOR, C_CREATORUID, C_PIDS,
-	C_HOSTNAME, C_UTS, C_UNIT, C_ENGINE, C_CONTAINER,
+	C_HOSTNAME, C_UTS, C_UNIT, C_ENGINE, C_CONTAINER, C_HOLDERS,
 	NCOLS
 };
 
@@ -302,7 +311,7 @@ extern const struct coldesc columns[NCOLS];
 int column_by_name(const char *name, size_t len);
 
 struct opts {
-	const char *cmd;	/* "tree", "containers", "watch", "metrics" */
+	const char *cmd;	/* "tree", "containers", "watch", "metrics", "holders" */
 	const char *root;
 	const char *outarg;
 	const char *filter;
@@ -340,5 +349,6 @@ int cmd_tree(struct opts *o, struct nsset *s);
 int cmd_containers(struct opts *o, struct nsset *s);
 int cmd_watch(struct opts *o, struct nsset *s);
 int cmd_metrics(struct opts *o, struct nsset *s);
+int cmd_holders(struct opts *o, struct nsset *s);
 
 #endif

@@ -48,6 +48,7 @@ static void __attribute__((noreturn)) usage(void)
 	       " %1$s containers [options]\n"
 	       " %1$s watch [options]\n"
 	       " %1$s metrics [options]\n"
+	       " %1$s holders [options] <namespace>\n"
 	       "\n"
 	       "List the namespaces of the machine: from namespacefs (mounted at\n"
 	       "%2$s), or from /proc with --proc.\n"
@@ -58,6 +59,7 @@ static void __attribute__((noreturn)) usage(void)
 	       " containers             the pid namespaces that have processes\n"
 	       " watch                  namespaces as they appear (+) and go (-)\n"
 	       " metrics                counts in Prometheus's text format\n"
+	       " holders <namespace>    what keeps a namespace alive\n"
 	       "\n"
 	       "Options:\n"
 	       " -J, --json             use JSON output format\n"
@@ -254,7 +256,8 @@ int main(int argc, char **argv)
 		const char *arg = argv[optind++];
 
 		if (!strcmp(arg, "tree") || !strcmp(arg, "containers") ||
-		    !strcmp(arg, "watch") || !strcmp(arg, "metrics"))
+		    !strcmp(arg, "watch") || !strcmp(arg, "metrics") ||
+		    !strcmp(arg, "holders"))
 			o.cmd = arg;
 		else if (all_digits(arg))
 			o.nsarg = number_arg(arg, 1, UINT64_MAX, "namespace");
@@ -262,14 +265,15 @@ int main(int argc, char **argv)
 			errx(EXIT_FAILURE, "unknown command: %s (a namespace is a number)",
 			     arg);
 	}
-	if (!o.nsarg && optind < argc && !strcmp(o.cmd, "tree") &&
+	if (!o.nsarg && optind < argc &&
+	    (!strcmp(o.cmd, "tree") || !strcmp(o.cmd, "holders")) &&
 	    all_digits(argv[optind]))
 		o.nsarg = number_arg(argv[optind++], 1, UINT64_MAX, "namespace");
 	if (optind < argc)
 		errx(EXIT_FAILURE, "unexpected argument: %s", argv[optind]);
 	if (o.nsarg && o.task)
 		errx(EXIT_FAILURE, "--task is mutually exclusive with <namespace>");
-	if (o.nsarg && strcmp(o.cmd, "tree"))
+	if (o.nsarg && strcmp(o.cmd, "tree") && strcmp(o.cmd, "holders"))
 		errx(EXIT_FAILURE, "a namespace argument goes with no command");
 
 	s.types = o.types ? o.types : ALL_TYPES;
@@ -284,5 +288,7 @@ int main(int argc, char **argv)
 		return cmd_containers(&o, &s);
 	if (!strcmp(o.cmd, "metrics"))
 		return cmd_metrics(&o, &s);
+	if (!strcmp(o.cmd, "holders"))
+		return cmd_holders(&o, &s);
 	return cmd_tree(&o, &s);
 }

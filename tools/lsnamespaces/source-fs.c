@@ -661,3 +661,29 @@ void fs_check_root(struct nsset *s, bool explicit)
 	errx(EXIT_FAILURE, "%s is not a namespacefs mount; mount it with: mount -t namespacefs namespacefs %s",
 	     s->rootdir, explicit ? s->rootdir : DEFAULT_ROOT);
 }
+
+int fs_read_refs(const struct nsset *s, const struct ns *ns, uint64_t v[3])
+{
+	static const char *const keys[3] = { "count ", "tasks ", "nsfs " };
+	char *path = xasprintf("%s/refs", ns_dir(s, ns));
+	struct lines l;
+	char *line;
+	int e;
+
+	e = lines_open(&l, AT_FDCWD, path, path);
+	if (e) {
+		free(path);
+		return e;
+	}
+	for (int i = 0; i < 3; i++) {
+		size_t k = strlen(keys[i]);
+
+		line = lines_next(&l);
+		if (!line || strncmp(line, keys[i], k) ||
+		    !parse_u64(line + k, INT64_MAX, &v[i]))
+			bad_input(path, l.lineno, "line", line ? line : "(none)");
+	}
+	lines_close(&l);
+	free(path);
+	return 0;
+}

@@ -245,7 +245,7 @@ check_jq "-J --output-all has every column" \
 	'.namespaces[0] | keys == (["command", "creator", "creatoruid",
 	 "detail", "dir", "hostname", "id", "level", "netnsid", "nprocs",
 	 "ns", "nsfs", "ons", "path", "pid", "pids", "pns", "ppid", "type",
-	 "uid", "user", "uts", "unit", "engine", "container"] | sort)' \
+	 "uid", "user", "uts", "unit", "engine", "container", "holders"] | sort)' \
 	--root "$fx" -J -l --output-all
 check_jq "-o +LIST adds to lsns's default columns" \
 	'.namespaces[0] | keys_unsorted == ["ns", "type", "nprocs", "pid",
@@ -291,6 +291,17 @@ if command -v promtool >/dev/null; then
 else
 	skip "promtool check metrics accepts metrics" "no promtool (Debian: prometheus)"
 fi
+
+echo "# holders"
+# The holders of a namespace are those of the running machine: a copy of a
+# tree (--root) or /proc alone cannot tell them. The guest tests the rest.
+check_exit "holders refuses --root" 1 "no --proc or --root" --root "$fx" holders 4026531840
+check_exit "holders refuses --proc" 1 "no --proc or --root" --proc holders 4026531840
+check_exit "holders needs a namespace" 1 "needs a namespace" --root "$fx" holders
+check_exit "holders takes no column options" 1 "no column, tree, filter or task options" \
+	--root "$fx" holders -o NS 4026531840
+check_exit "a namespace argument goes with holders, not metrics" 1 \
+	"unexpected argument: 4026531840" --root "$fx" metrics 4026531840
 
 echo "# the members file"
 # members_of DIR: the members file that namespacefs would give for the tree
@@ -426,7 +437,7 @@ help_cols=$("$L" --help | awk '/^Available output columns/ { f = 1; next }
 if "$L" -H -J >"$work/cols.json" 2>"$work/stderr" &&
 	jq -r '.["lsnamespaces-columns"][].name' "$work/cols.json" \
 		>"$work/cols" 2>>"$work/stderr" &&
-	[[ $(cat "$work/cols") == "$help_cols" ]] && (($(wc -l <"$work/cols") == 25)) &&
+	[[ $(cat "$work/cols") == "$help_cols" ]] && (($(wc -l <"$work/cols") == 26)) &&
 	"$L" -H -n | awk '{ print $1 }' | diff -q - "$work/cols" >/dev/null; then
 	pass "-H lists every column of --help, -H -J as valid JSON"
 else
