@@ -108,8 +108,8 @@ no_holder() {
 	assert_equal "$(holder_count "$inum" '.holder == "nsfs" and .refs == 1')" 1
 	assert_equal "$(holder_count "$inum" '.holder == "kernel" and .refs == 0')" 1
 	# The HOLDERS column says the same in short: the socket is "other".
-	run lsnamespaces -t net -r -n -o NS,HOLDERS
-	assert_line "$inum tasks 1, nsfs 1, other 1"
+	run bash -c "lsnamespaces -t net -J -o NS,HOLDERS | jq -r '.namespaces[] | select(.ns == $inum) | .holders'"
+	assert_output "tasks 1, nsfs 1, other 1"
 
 	# Released one by one: each goes from the list, the namespace stays
 	# until the last.
