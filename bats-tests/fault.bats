@@ -96,7 +96,7 @@ nsfault() {
 }
 
 @test "opening, listing and reading every kind of file fails cleanly at each allocation" {
-	local paths=("$NSFS" "$NSFS/members" "$NSFS/namespaces") t f
+	local paths=("$NSFS" "$NSFS/members" "$NSFS/namespaces" "$NSFS/stats") t f
 	for t in "$NSFS"/*/; do
 		paths+=("${t%/}")
 		for f in "$t"*; do

@@ -55,7 +55,7 @@ nested() {
 	assert_success
 	assert_line "uts $(ns_inum $$ uts) 2 0 $(ns_inum $$ user) 0"
 	# Each type's directory belongs to the UID on its line.
-	for t in $(ls "$NSFS" | grep -v -e members -e namespaces); do
+	for t in $(ls "$NSFS" | grep -v -e members -e namespaces -e stats); do
 		assert_line --regexp "^$t $(stat -c %i "$NSFS/$t") [0-9]+ 0 [0-9]+ $(stat -c %u "$NSFS/$t")$"
 	done
 }
@@ -96,10 +96,17 @@ nested() {
 		nsbench tree "$d" | sort
 		echo ==
 		cat "$d/namespaces"
+		echo ==
+		cat "$d/stats"
 		kill %1'
 	assert_success
 	tree=$(sed '/^==$/,$d' <<<"$output")
-	list=$(sed '1,/^==$/d' <<<"$output")
+	list=$(sed '1,/^==$/d; /^==$/,$d' <<<"$output")
+	stats=$(sed '1,/^==$/d' <<<"$output" | sed '1,/^==$/d')
+	# The container's stats count its lines, and tell nothing of the
+	# machine's creations: two fields a line.
+	run diff <(echo "$stats") <(awk '{ n[$1]++ } END { for (t in n) print t, n[t] }' <<<"$list" | sort)
+	assert_success
 	run well_formed <(echo "$list")
 	assert_success
 	run diff <(echo "$tree") <(as_tree <(echo "$list"))
@@ -134,4 +141,48 @@ nested() {
 	off=$(($(head -n 150 <<<"$whole" | wc -c) + 3))
 	run bash -c "dd if=$NSFS/namespaces bs=1000 skip=$off iflag=skip_bytes 2>/dev/null"
 	assert_output "$(tail -c +$((off + 1)) <<<"$whole")"
+}
+
+# stats_of FILE TYPE FIELD: field FIELD (2 shown, 3 created, 4 destroyed)
+# of TYPE's line of a stats file.
+stats_of() {
+	awk -v t="$2" -v f="$3" '$1 == t { print $f }' "$1"
+}
+
+destroyed_at_least() {
+	[ "$(stats_of "$NSFS/stats" uts 4)" -ge "$1" ]
+}
+
+@test "the stats file counts what the namespaces file lists, and what the machine made and destroyed" {
+	nested
+	cp "$NSFS/namespaces" "$BATS_TEST_TMPDIR/list"
+	cp "$NSFS/stats" "$BATS_TEST_TMPDIR/stats"
+	run stat -c '%a %u %g' "$NSFS/stats"
+	assert_output "444 0 0"
+	# Every type once, in the order of the root directory; in the
+	# initial namespaces' mount, made less destroyed is what lives.
+	run awk '{ print $1 }' "$BATS_TEST_TMPDIR/stats"
+	assert_output "$(printf '%s\n' cgroup ipc mnt net pid time user uts)"
+	local t shown made gone
+	for t in cgroup ipc mnt net pid time user uts; do
+		shown=$(stats_of "$BATS_TEST_TMPDIR/stats" $t 2)
+		made=$(stats_of "$BATS_TEST_TMPDIR/stats" $t 3)
+		gone=$(stats_of "$BATS_TEST_TMPDIR/stats" $t 4)
+		assert_equal "$shown" "$(grep -c "^$t " "$BATS_TEST_TMPDIR/list")"
+		assert [ "$made" -ge "$gone" ]
+	done
+	# Nothing changes between the two reads (no other test runs): the
+	# registry holds what the mount shows.
+	assert_equal "$((made - gone))" "$shown"
+	# 300 uts namespaces made and destroyed one after the other count.
+	made=$(stats_of "$NSFS/stats" uts 3)
+	gone=$(stats_of "$NSFS/stats" uts 4)
+	run nsbench rate uts 300
+	assert_success
+	assert [ "$(stats_of "$NSFS/stats" uts 3)" -ge $((made + 300)) ]
+	wait_until 10 destroyed_at_least $((gone + 300))
+	# Anyone may read it.
+	run as_user 1000 cat "$NSFS/stats"
+	assert_success
+	assert_equal "${#lines[@]}" 8
 }

@@ -253,6 +253,18 @@ static bool refs_ok(const char *s)
 	return !*s;
 }
 
+/* A line of the stats file: "TYPE SHOWN", or "TYPE SHOWN CREATED DESTROYED". */
+static bool stats_line(const char *s, size_t len)
+{
+	const char *sp = memchr(s, ' ', len);
+
+	if (!sp || sp == s)
+		return false;
+	len -= sp + 1 - s;
+	s = sp + 1;
+	return numbers(s, len, 1, false) || numbers(s, len, 3, false);
+}
+
 static bool word(const char *s, size_t len)
 {
 	return len && !memchr(s, ' ', len);
@@ -314,7 +326,7 @@ static bool ascending(const char *s)
 }
 
 enum kind { K_NUMBER, K_ASCENDING, K_UNAME, K_WORD, K_SETGROUPS, K_MAP, K_OFFSETS,
-	    K_DEVICES, K_ROOT, K_MEMBERS, K_NAMESPACES, K_REFS };
+	    K_DEVICES, K_ROOT, K_MEMBERS, K_NAMESPACES, K_REFS, K_STATS };
 
 /* Every file namespacefs has: its format, and whether it changes while the namespace lives. */
 static const struct file_kind {
@@ -335,7 +347,7 @@ static const struct file_kind {
 	{ "projid_map", K_MAP, true }, { "offsets", K_OFFSETS, true },
 	{ "devices", K_DEVICES, false }, { "root", K_ROOT, true },
 	{ "members", K_MEMBERS, false }, { "namespaces", K_NAMESPACES, false },
-	{ "refs", K_REFS, false },
+	{ "refs", K_REFS, false }, { "stats", K_STATS, false },
 };
 
 static const struct file_kind *file_kind(const char *name)
@@ -382,6 +394,8 @@ static bool record_ok(const struct file_kind *k, const char *s, size_t len)
 		return lines_ok(s, false, namespaces_line);
 	case K_REFS:
 		return refs_ok(s);
+	case K_STATS:
+		return lines_ok(s, false, stats_line);
 	}
 	return false;
 }

@@ -4,7 +4,9 @@
  * for node_exporter's textfile collector: per type, per type and creator,
  * those no process is in, the processes outside the viewer's own
  * namespaces, and the per-user limits of /proc/sys/user (of this machine:
- * left out with --root, whose tree may be a copy from another).
+ * left out with --root, whose tree may be a copy from another), and, where
+ * namespacefs's stats file has them, the namespaces of each type created
+ * and destroyed since boot.
  */
 #include "lsnamespaces.h"
 
@@ -12,6 +14,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct by_creator {
 	int type;
@@ -59,8 +62,58 @@ static bool user_limit(int type, uint64_t *v)
 	return ok;
 }
 
+/*
+ * Created and destroyed since boot, per type, from namespacefs's stats file
+ * (a mount made in the initial user namespace has them); false where there
+ * are none: --proc, an older kernel, another mount.
+ */
+static bool read_totals(const struct nsset *s, uint64_t made[NTYPES],
+			uint64_t gone[NTYPES])
+{
+	char *path, *line, *f[5], *save;
+	bool any = false;
+	struct lines l;
+	int n, t;
+
+	if (s->proc)
+		return false;
+	path = xasprintf("%s/stats", s->rootdir);
+	if (lines_open(&l, AT_FDCWD, path, path)) {
+		free(path);
+		return false;
+	}
+	while ((line = lines_next(&l))) {
+		uint64_t shown;
+
+		n = 0;
+		for (char *w = strtok_r(line, " ", &save); w && n < 5;
+		     w = strtok_r(NULL, " ", &save))
+			f[n++] = w;
+		t = n ? type_by_name(f[0]) : -1;
+		if (t < 0 || (n != 2 && n != 4) ||
+		    !parse_u64(f[1], UINT64_MAX, &shown))
+			bad_input(path, l.lineno, "line", line);
+		if (n == 2)
+			continue;
+		if (!parse_u64(f[2], UINT64_MAX, &made[t]) ||
+		    !parse_u64(f[3], UINT64_MAX, &gone[t]))
+			bad_input(path, l.lineno, "line", line);
+		any = true;
+	}
+	lines_close(&l);
+	free(path);
+	return any;
+}
+
+static void counter(const char *name, const char *help)
+{
+	printf("# HELP lsnamespaces_%s %s\n", name, help);
+	printf("# TYPE lsnamespaces_%s counter\n", name);
+}
+
 int cmd_metrics(struct opts *o, struct nsset *s)
 {
+	uint64_t made[NTYPES] = { 0 }, gone[NTYPES] = { 0 };
 	uint64_t count[NTYPES] = { 0 }, noproc[NTYPES] = { 0 };
 	uint64_t procs[NTYPES] = { 0 }, limit;
 	struct by_creator *bc = NULL;
@@ -124,6 +177,18 @@ int cmd_metrics(struct opts *o, struct nsset *s)
 	for (int t = 0; t < NTYPES && !o->root; t++)
 		if ((s->types & (1u << t)) && user_limit(t, &limit))
 			sample("user_namespaces_limit", t, limit);
+	if (read_totals(s, made, gone)) {
+		counter("namespaces_created_total",
+			"Namespaces of each type that the machine created since boot, the initial ones included.");
+		for (int t = 0; t < NTYPES; t++)
+			if (s->types & (1u << t))
+				sample("namespaces_created_total", t, made[t]);
+		counter("namespaces_destroyed_total",
+			"Namespaces of each type that the machine destroyed since boot.");
+		for (int t = 0; t < NTYPES; t++)
+			if (s->types & (1u << t))
+				sample("namespaces_destroyed_total", t, gone[t]);
+	}
 	free(bc);
 	report_denied(s);
 	free_set(s);

@@ -292,6 +292,31 @@ else
 	skip "promtool check metrics accepts metrics" "no promtool (Debian: prometheus)"
 fi
 
+# A stats file with the machine's totals (a mount in the initial user
+# namespace) gives two counters per type; a container's (two fields) none.
+sfx=$work/stats
+copy_of "$sfx"
+printf '%s\n' "cgroup 1 1 0" "ipc 2 9 7" "mnt 2 30 28" "net 3 5 2" "pid 4 40 36" \
+	"time 1 1 0" "user 3 6 3" "uts 4 12 8" >"$sfx/stats"
+out=$(timeout 10 "$L" --root "$sfx" metrics 2>&1)
+if grep -qx 'lsnamespaces_namespaces_created_total{type="pid"} 40' <<<"$out" &&
+	grep -qx 'lsnamespaces_namespaces_destroyed_total{type="uts"} 8' <<<"$out" &&
+	grep -qx '# TYPE lsnamespaces_namespaces_created_total counter' <<<"$out" &&
+	{ ! command -v promtool >/dev/null || promtool check metrics <<<"$out" >/dev/null 2>&1; }; then
+	pass "metrics gives created and destroyed totals from the stats file"
+else
+	fail "metrics gives created and destroyed totals from the stats file" "$out"
+fi
+printf '%s\n' "cgroup 1" "uts 4" >"$sfx/stats"
+if ! timeout 10 "$L" --root "$sfx" metrics 2>&1 | grep -q created_total; then
+	pass "a container's stats file (no totals) gives no totals"
+else
+	fail "a container's stats file (no totals) gives no totals"
+fi
+printf '%s\n' "uts 4 x 8" >"$sfx/stats"
+check_exit "a malformed stats file is an error, not a guess" 1 "stats:1: invalid line" \
+	--root "$sfx" metrics
+
 echo "# holders"
 # The holders of a namespace are those of the running machine: a copy of a
 # tree (--root) or /proc alone cannot tell them. The guest tests the rest.
