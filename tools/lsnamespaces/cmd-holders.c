@@ -276,6 +276,22 @@ static void descriptors(struct holders *h)
 	closedir(proc);
 }
 
+/* The initial pid namespace (level 0), whose count the kernel does not keep. */
+static bool uncounted(const struct nsset *s, const struct ns *ns)
+{
+	char *path, *text = NULL;
+	bool ret;
+
+	if (ns->type != T_PID)
+		return false;
+	path = xasprintf("%s/level", ns_dir(s, ns));
+	ret = read_small(AT_FDCWD, path, SMALL_FILE_MAX, &text) == 0 &&
+	      !strcmp(chomp(text), "0");
+	free(text);
+	free(path);
+	return ret;
+}
+
 static const char *kernel_hint(int type)
 {
 	switch (type) {
@@ -373,10 +389,15 @@ int cmd_holders(struct opts *o, struct nsset *s)
 	row(&h, "nsfs", (long long)refs[2], 0, detail);
 	free(detail);
 	rest = (long long)refs[0] - (long long)(refs[1] + refs[2] + h.explained);
-	detail = rest < 0 ? xstrdup("fewer than found: the namespace changed during the scan") :
-			    xstrdup(kernel_hint(h.ns->type));
-	row(&h, "kernel", rest, 0, detail);
-	free(detail);
+	if (uncounted(s, h.ns)) {
+		row(&h, "kernel", NOREFS, 0,
+		    "the initial pid namespace keeps no count: it is never freed");
+	} else {
+		detail = rest < 0 ? xstrdup("fewer than found: the namespace changed during the scan") :
+				    xstrdup(kernel_hint(h.ns->type));
+		row(&h, "kernel", rest, 0, detail);
+		free(detail);
+	}
 	if (h.unsearched) {
 		detail = xasprintf("%zu mount namespace%s without a process not searched for bind mounts",
 				   h.unsearched, h.unsearched == 1 ? "" : "s");
@@ -389,8 +410,10 @@ int cmd_holders(struct opts *o, struct nsset *s)
 		row(&h, "unchecked", NOREFS, 0, detail);
 		free(detail);
 	}
-	snprintf(num, sizeof(num), "%" PRIu64, refs[0]);
-	scols_line_set_data(total, H_REFS, num);
+	if (!uncounted(s, h.ns)) {
+		snprintf(num, sizeof(num), "%" PRIu64, refs[0]);
+		scols_line_set_data(total, H_REFS, num);
+	}
 	print_table(o, h.tb);
 	scols_unref_table(h.tb);
 	free(h.sockets.v);

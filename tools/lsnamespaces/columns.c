@@ -248,7 +248,9 @@ static char *holders_cell(const struct nsset *s, const struct ns *ns)
 	n[3] = (long long)ns->nowned;
 	n[4] = (long long)v[0] - n[0] - n[1] - n[2] - n[3];
 	for (int i = 0; i < 5; i++) {
-		if (!n[i])
+		/* Less than none: a count that changed, or the initial pid
+		 * namespace's, which the kernel does not keep. */
+		if (n[i] <= 0)
 			continue;
 		next = xasprintf("%s%s%s %lld", out ? out : "", out ? ", " : "",
 				 names[i], n[i]);
