@@ -40,6 +40,11 @@ no_holder() {
 	[ "$(holder_count "$1" "$2")" -eq 0 ]
 }
 
+# one_holder INUM JQ-FILTER: exactly one holder line matches.
+one_holder() {
+	assert_equal "$(holder_count "$1" "$2")" 1
+}
+
 @test "refs counts an nsproxy once however many tasks share it, and the nsfs inode once" {
 	# Two processes and four threads in one uts namespace: forks and
 	# threads share the nsproxy, which holds the one reference.
@@ -117,16 +122,16 @@ no_holder() {
 	run holders "$inum"
 	assert_success
 	echo "$output" >&2
-	assert_equal "$(holder_count "$inum" ".holder == \"process\" and .pid == $member")" 1
-	assert_equal "$(holder_count "$inum" ".holder == \"mount\" and .pid == $mounter and (.detail | startswith(\"$bind in mnt:[\"))")" 1
-	assert_equal "$(holder_count "$inum" ".holder == \"fd\" and .pid == $opener and .detail == \"fd 7\"")" 1
-	assert_equal "$(holder_count "$inum" ".holder == \"socket\" and .pid == $sock and .refs == 1")" 1
+	one_holder "$inum" ".holder == \"process\" and .pid == $member"
+	one_holder "$inum" ".holder == \"mount\" and .pid == $mounter and (.detail | startswith(\"$bind in mnt:[\"))"
+	one_holder "$inum" ".holder == \"fd\" and .pid == $opener and .detail == \"fd 7\""
+	one_holder "$inum" ".holder == \"socket\" and .pid == $sock and .refs == 1"
 	# The references add up, and nothing is left unexplained: the
 	# member's nsproxy, the nsfs inode, the socket.
-	assert_equal "$(holder_count "$inum" '.holder == "total" and .refs == 3')" 1
-	assert_equal "$(holder_count "$inum" '.holder == "tasks" and .refs == 1')" 1
-	assert_equal "$(holder_count "$inum" '.holder == "nsfs" and .refs == 1')" 1
-	assert_equal "$(holder_count "$inum" '.holder == "kernel" and .refs == 0')" 1
+	one_holder "$inum" '.holder == "total" and .refs == 3'
+	one_holder "$inum" '.holder == "tasks" and .refs == 1'
+	one_holder "$inum" '.holder == "nsfs" and .refs == 1'
+	one_holder "$inum" '.holder == "kernel" and .refs == 0'
 	# The HOLDERS column says the same in short: the socket is "other".
 	run bash -c "lsnamespaces -t net -J -o NS,HOLDERS | jq -r '.namespaces[] | select(.ns == $inum) | .holders'"
 	assert_output "tasks 1, nsfs 1, other 1"
@@ -135,14 +140,14 @@ no_holder() {
 	# until the last.
 	kill "$member"
 	wait_until 10 no_holder "$inum" '.holder == "process"'
-	assert_equal "$(holder_count "$inum" '.holder == "tasks" and .refs == 0')" 1
+	one_holder "$inum" '.holder == "tasks" and .refs == 0'
 	kill "$sock"
 	wait_until 10 no_holder "$inum" '.holder == "socket"'
 	kill "$opener"
 	wait_until 10 no_holder "$inum" '.holder == "fd"'
 	assert has_ns_dir net "$inum"
-	assert_equal "$(holder_count "$inum" '.holder == "nsfs" and .refs == 1')" 1
-	assert_equal "$(holder_count "$inum" '.holder == "total" and .refs == 1')" 1
+	one_holder "$inum" '.holder == "nsfs" and .refs == 1'
+	one_holder "$inum" '.holder == "total" and .refs == 1'
 	kill "$mounter"
 	wait_until 10 bash -c "! test -d $NSFS/net/$inum"
 	run lsnamespaces holders "$inum"
@@ -166,20 +171,20 @@ no_holder() {
 	run holders "$user"
 	assert_success
 	echo "$output" >&2
-	assert_equal "$(holder_count "$user" ".holder == \"process\" and .pid == $shell")" 1
-	assert_equal "$(holder_count "$user" ".holder == \"child\" and .detail == \"user:[$child]\" and .refs == 1")" 1
-	assert_equal "$(holder_count "$user" ".holder == \"owned\" and .detail == \"uts:[$uts]\" and .refs == 1")" 1
+	one_holder "$user" ".holder == \"process\" and .pid == $shell"
+	one_holder "$user" ".holder == \"child\" and .detail == \"user:[$child]\" and .refs == 1"
+	one_holder "$user" ".holder == \"owned\" and .detail == \"uts:[$uts]\" and .refs == 1"
 
 	# Without its process, U is still held by C and by X; what else holds
 	# it (files opened with its credentials, an address space that a CPU
 	# has not let go of yet) is the kernel's, and goes with them.
 	kill -KILL "$shell"
 	wait_until 10 no_holder "$user" '.holder == "process"'
-	assert_equal "$(holder_count "$user" '.holder == "tasks" and .refs == 0')" 1
-	assert_equal "$(holder_count "$user" ".holder == \"child\" and .detail == \"user:[$child]\"")" 1
-	assert_equal "$(holder_count "$user" ".holder == \"owned\" and .detail == \"uts:[$uts]\"")" 1
-	assert_equal "$(holder_count "$user" '.holder == "total" and .refs >= 2')" 1
-	assert_equal "$(holder_count "$user" '.holder == "kernel" and .refs >= 0')" 1
+	one_holder "$user" '.holder == "tasks" and .refs == 0'
+	one_holder "$user" ".holder == \"child\" and .detail == \"user:[$child]\""
+	one_holder "$user" ".holder == \"owned\" and .detail == \"uts:[$uts]\""
+	one_holder "$user" '.holder == "total" and .refs >= 2'
+	one_holder "$user" '.holder == "kernel" and .refs >= 0'
 	kill -KILL "$sleeper"
 	wait_until 30 bash -c "! test -d $NSFS/user/$user"
 }
