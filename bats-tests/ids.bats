@@ -86,12 +86,15 @@ teardown() {
 # listed the root again, 2^63 - 1 read before its array).
 @test "the root directory lists nothing from any offset past its last entry" {
 	local off
-	for off in 12 $(((1 << 32) + 2)) $(((1 << 62) + 5)) 9223372036854775807; do
+	for off in 13 $(((1 << 32) + 2)) $(((1 << 62) + 5)) 9223372036854775807; do
 		run fsop seekdir "$NSFS" "$off"
 		assert_output "OK 0"
 	done
+	# The 8 types, members, namespaces and stats.
 	run fsop seekdir "$NSFS" 2
-	assert_output "OK 10"
+	assert_output "OK 11"
+	run fsop seekdir "$NSFS" 12
+	assert_output "OK 1"
 }
 
 # five_uts: two uts namespaces owned by the initial user namespace, made

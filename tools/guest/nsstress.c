@@ -781,9 +781,10 @@ static void op_stat(void)
 			unexpected("stat", path, errno);
 		return;
 	}
-	/* The namespaces file tells what the directories do: anyone may read it. */
+	/* The namespaces and stats files tell what the directories do: anyone may read them. */
 	want = S_ISDIR(st.st_mode) ? 0555 : S_ISLNK(st.st_mode) ? 0777 :
-	       !strcmp(strrchr(path, '/') + 1, "namespaces") ? 0444 : 0440;
+	       (!strcmp(strrchr(path, '/') + 1, "namespaces") ||
+		!strcmp(strrchr(path, '/') + 1, "stats")) ? 0444 : 0440;
 	if ((st.st_mode & 07777) != want)
 		fail("stat %s: mode %o", path, st.st_mode & 07777);
 }
