@@ -30,10 +30,16 @@ static int cmp_by_creator(const void *a, const void *b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-static void family(const char *name, const char *help)
+/* A metric family's header; @kind is Prometheus's type (gauge, counter). */
+static void header(const char *name, const char *kind, const char *help)
 {
 	printf("# HELP lsnamespaces_%s %s\n", name, help);
-	printf("# TYPE lsnamespaces_%s gauge\n", name);
+	printf("# TYPE lsnamespaces_%s %s\n", name, kind);
+}
+
+static void family(const char *name, const char *help)
+{
+	header(name, "gauge", help);
 }
 
 static void sample(const char *name, int type, uint64_t v)
@@ -105,12 +111,6 @@ static bool read_totals(const struct nsset *s, uint64_t made[NTYPES],
 	return any;
 }
 
-static void counter(const char *name, const char *help)
-{
-	printf("# HELP lsnamespaces_%s %s\n", name, help);
-	printf("# TYPE lsnamespaces_%s counter\n", name);
-}
-
 int cmd_metrics(struct opts *o, struct nsset *s)
 {
 	uint64_t made[NTYPES] = { 0 }, gone[NTYPES] = { 0 };
@@ -178,12 +178,12 @@ int cmd_metrics(struct opts *o, struct nsset *s)
 		if ((s->types & (1u << t)) && user_limit(t, &limit))
 			sample("user_namespaces_limit", t, limit);
 	if (read_totals(s, made, gone)) {
-		counter("namespaces_created_total",
+		header("namespaces_created_total", "counter",
 			"Namespaces of each type that the machine created since boot, the initial ones included.");
 		for (int t = 0; t < NTYPES; t++)
 			if (s->types & (1u << t))
 				sample("namespaces_created_total", t, made[t]);
-		counter("namespaces_destroyed_total",
+		header("namespaces_destroyed_total", "counter",
 			"Namespaces of each type that the machine destroyed since boot.");
 		for (int t = 0; t < NTYPES; t++)
 			if (s->types & (1u << t))
