@@ -11,7 +11,7 @@
 struct printer {
 	struct opts *o;
 	struct nsset *s;
-	struct libscols_table *tb;
+	struct rows rows;
 	bool flat;
 	/* -T process: the namespaces by their lowest PID */
 	struct ns **by_pid;
@@ -25,27 +25,22 @@ static bool shown(const struct printer *pr, const struct ns *ns)
 	       (!pr->o->task || has_pid(ns, pr->o->task));
 }
 
-static struct libscols_line *emit(struct printer *pr, struct ns *ns,
-				  struct libscols_line *parent)
+static struct row *emit(struct printer *pr, struct ns *ns, struct row *parent)
 {
-	struct libscols_line *ln;
 	pid_t pid = ns->nprocs ? ns->procs[0] : 0;
+	struct row *row = row_add(&pr->rows, ns, pid, pr->flat ? NULL : parent);
 
-	ln = scols_table_new_line(pr->tb, pr->flat ? NULL : parent);
-	if (!ln)
-		errx(EXIT_FAILURE, "out of memory");
-	fill_line(pr->o, pr->s, ns, pid, ln);
-	ns->line = ln;
-	if (pid && !proc_get(pid)->line)
-		proc_get(pid)->line = ln;
-	return ln;
+	ns->row = row;
+	if (pid && !proc_get(pid)->row)
+		proc_get(pid)->row = row;
+	return row;
 }
 
 /* The default: pid and user namespaces under their parent, others flat. */
 static void emit_nested(struct printer *pr, struct ns *ns,
-			struct libscols_line *parent)
+			struct row *parent)
 {
-	struct libscols_line *ln = parent;
+	struct row *ln = parent;
 
 	if (shown(pr, ns))
 		ln = emit(pr, ns, parent);
@@ -74,20 +69,20 @@ static void emit_related(struct printer *pr, struct ns *ns)
 {
 	struct ns *rel = ns->parent ? ns->parent : ns->owner;
 
-	if (ns->line)
+	if (ns->row)
 		return;
 	if (rel && shown(pr, rel)) {
 		emit_related(pr, rel);
-		emit(pr, ns, rel->line);
+		emit(pr, ns, rel->row);
 	} else {
 		emit(pr, ns, NULL);
 	}
 }
 
 static void emit_owner_tree(struct printer *pr, struct ns *user,
-			    struct libscols_line *parent)
+			    struct row *parent)
 {
-	struct libscols_line *ln = parent;
+	struct row *ln = parent;
 
 	if (user->needed)
 		ln = emit(pr, user, parent);
@@ -164,19 +159,19 @@ static struct ns *ns_of_pid(struct printer *pr, pid_t pid)
  */
 static void emit_process_tree(struct printer *pr, struct ns *ns, int depth)
 {
-	struct libscols_line *parent = NULL;
+	struct row *parent = NULL;
 	pid_t ppid;
 
-	if (ns->line)
+	if (ns->row)
 		return;
 	if (ns->nprocs && depth < 4096 &&
 	    proc_ppid(proc_get(ns->procs[0]), &ppid) && ppid) {
 		struct proc *pp = proc_get(ppid);
-		struct ns *pns = pp->line ? NULL : ns_of_pid(pr, ppid);
+		struct ns *pns = pp->row ? NULL : ns_of_pid(pr, ppid);
 
 		if (pns && pns != ns)
 			emit_process_tree(pr, pns, depth + 1);
-		parent = pp->line;
+		parent = pp->row;
 	}
 	emit(pr, ns, parent);
 }
@@ -200,21 +195,17 @@ static void emit_by_process(struct printer *pr)
 static void emit_member(struct printer *pr, struct ns *ns, pid_t pid, int depth)
 {
 	struct proc *p = proc_get(pid);
-	struct libscols_line *parent = NULL, *ln;
+	struct row *parent = NULL;
 	pid_t ppid;
 
-	if (p->line)
+	if (p->row)
 		return;
 	if (!pr->flat && depth < 4096 && proc_ppid(p, &ppid) &&
 	    has_pid(ns, ppid)) {
 		emit_member(pr, ns, ppid, depth + 1);
-		parent = proc_get(ppid)->line;
+		parent = proc_get(ppid)->row;
 	}
-	ln = scols_table_new_line(pr->tb, parent);
-	if (!ln)
-		errx(EXIT_FAILURE, "out of memory");
-	fill_line(pr->o, pr->s, ns, pid, ln);
-	p->line = ln;
+	p->row = row_add(&pr->rows, ns, pid, parent);
 }
 
 static struct ns *find_any_type(const struct nsset *s, uint64_t inum)
@@ -247,7 +238,6 @@ int cmd_tree(struct opts *o, struct nsset *s)
 	static const int member_defaults[] = { C_PID, C_PPID, C_USER,
 					       C_COMMAND };
 	struct printer pr = { .o = o, .s = s };
-	int tree_col = -1;
 
 	if (o->nsarg)
 		parse_columns(o, member_defaults, 4);
@@ -273,11 +263,12 @@ int cmd_tree(struct opts *o, struct nsset *s)
 		s->types = ALL_TYPES;
 	load(s);
 
+	pr.rows = (struct rows){ .o = o, .s = s, .name = "namespaces",
+				 .tree_col = -1 };
 	if (!pr.flat)
-		tree_col = tree_column(o, o->nsarg || o->tree == TREE_PROCESS ?
-					  C_COMMAND : C_NS);
-	pr.tb = new_table(o, "namespaces", tree_col);
-	apply_filter(o, pr.tb);
+		pr.rows.tree_col = tree_column(o, o->nsarg ||
+						     o->tree == TREE_PROCESS ?
+						     C_COMMAND : C_NS);
 	if (o->nsarg) {
 		struct ns *ns = find_any_type(s, o->nsarg);
 
@@ -297,8 +288,7 @@ int cmd_tree(struct opts *o, struct nsset *s)
 	} else {
 		emit_by_parent(&pr);
 	}
-	print_table(o, pr.tb);
-	scols_unref_table(pr.tb);
+	rows_print(&pr.rows);
 	report_denied(s);
 	free_set(s);
 	return 0;

@@ -9,6 +9,8 @@
  *   model.c           the namespaces found: lookup by (type, inode number),
  *                     parents, owners, levels
  *   columns.c         the one column table and the text of each cell
+ *   output.c          the rows of a listing, printed by libsmartcols or as
+ *                     JSON straight from them
  *   source-fs.c       a namespacefs mount (or a copy of one, --root)
  *   source-proc.c     /proc and the nsfs ioctls (--proc)
  *   join.c            a child that joins a namespace, with a deadline
@@ -84,10 +86,10 @@ char *chomp(char *s);
  * long) exits with the file's name and line number.
  */
 struct lines {
-	FILE *f;
-	const char *name;
+	int fd;
+	const char *name;	/* NULL: not open */
 	char *buf;
-	size_t cap;
+	size_t start, end;	/* what is read and not yet returned */
 	unsigned long lineno;
 };
 /* Returns 0 or -errno (the file is not regular, cannot be opened). */
@@ -110,18 +112,20 @@ int cmp_pid(const void *a, const void *b);
 /* A user's name, cached; the number when it has none. */
 const char *user_name(uid_t uid);
 
+struct row;	/* output.c */
+
 /*
  * A process as /proc shows it, read on demand and cached: its parent, its
  * user (the owner of /proc/PID, as lsns takes it), its command line.
  */
 struct proc {
 	pid_t pid;
-	bool stat_read, have_ppid, have_uid, cmd_read, cgroup_read;
+	bool stat_read, uid_read, have_ppid, have_uid, cmd_read, cgroup_read;
 	pid_t ppid;
 	uid_t uid;
 	char *cmd;
 	char *cgroup;		/* its cgroup v2 path, as we see it */
-	struct libscols_line *line;	/* -T process: its line */
+	struct row *row;	/* -T process: its row */
 };
 struct proc *proc_get(pid_t pid);
 bool proc_ppid(struct proc *p, pid_t *ppid);
@@ -191,7 +195,7 @@ struct ns {
 	bool wanted;		/* of a type asked for */
 	bool enoent;		/* a file of it was gone */
 	bool shown, needed;	/* -T owner */
-	struct libscols_line *line;
+	struct row *row;	/* its row in the listing */
 
 	struct ns **kids;	/* nested children, sorted by inode number */
 	size_t nkids;
@@ -342,6 +346,23 @@ void fill_line(const struct opts *o, const struct nsset *s, const struct ns *ns,
 void apply_filter(const struct opts *o, struct libscols_table *tb);
 /* Prints @tb; a line the filter drops is not printed. */
 void print_table(const struct opts *o, struct libscols_table *tb);
+
+/* --------------------------------------------------------------- output.c */
+
+/* The rows of a listing, in the order they are added; printed at the end. */
+struct rows {
+	const struct opts *o;
+	const struct nsset *s;
+	const char *name;	/* the table's name: JSON's top key */
+	int tree_col;		/* the column that draws the tree; -1: none */
+	struct row *first, *last;
+};
+/* A row for @ns and its process @pid (0: none), the last under @parent. */
+struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,
+		    struct row *parent);
+/* Prints the rows (and frees them): JSON without --filter straight, the
+ * rest through libsmartcols. */
+void rows_print(struct rows *r);
 
 /* ------------------------------------------------------------- commands */
 

@@ -6,6 +6,7 @@
 #include "lsnamespaces.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static size_t ns_hash(int type, uint64_t inum, size_t cap)
@@ -96,21 +97,67 @@ bool has_pid(const struct ns *ns, pid_t pid)
 	       bsearch(&pid, ns->procs, ns->nprocs, sizeof(pid_t), cmp_pid);
 }
 
-static int cmp_ns(const void *a, const void *b)
+/*
+ * The order of a listing: by type, the type's own namespace first, then by
+ * inode number (below 2^32: proc_inum is an unsigned int, and both
+ * sources parse it so).
+ */
+static uint64_t ns_order(const struct ns *ns)
 {
-	const struct ns *x = *(struct ns *const *)a, *y = *(struct ns *const *)b;
+	return (uint64_t)ns->type << 60 | (uint64_t)!ns->is_root << 59 |
+	       (ns->inum & 0xffffffffULL);
+}
 
-	if (x->type != y->type)
-		return x->type - y->type;
-	if (x->is_root != y->is_root)
-		return x->is_root ? -1 : 1;
-	return (x->inum > y->inum) - (x->inum < y->inum);
+/*
+ * Sorts the set in that order: a radix sort, a byte of the key a pass,
+ * passes where every key has the same byte skipped (most of them). At
+ * thousands of namespaces qsort()'s comparisons were a tenth of a
+ * listing's time.
+ */
+static void sort_set(struct nsset *s)
+{
+	size_t n = s->n;
+	uint64_t *key = xrealloc(NULL, 2 * n * sizeof(*key)), *key2 = key + n;
+	struct ns **v2 = xrealloc(NULL, n * sizeof(*v2)), **v = s->v;
+
+	for (size_t i = 0; i < n; i++)
+		key[i] = ns_order(v[i]);
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, pos = 0;
+		uint64_t *kt;
+		struct ns **vt;
+
+		for (size_t i = 0; i < n; i++)
+			count[key[i] >> shift & 0xff]++;
+		if (count[key[0] >> shift & 0xff] == n)
+			continue;
+		for (size_t d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t to = count[key[i] >> shift & 0xff]++;
+
+			key2[to] = key[i];
+			v2[to] = v[i];
+		}
+		kt = key, key = key2, key2 = kt;
+		vt = v, v = v2, v2 = vt;
+	}
+	if (v != s->v) {
+		memcpy(s->v, v, n * sizeof(*v));
+		v2 = v;
+	}
+	free(key < key2 ? key : key2);
+	free(v2);
 }
 
 void link_all(struct nsset *s)
 {
 	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_ns);
+		sort_set(s);
 	for (size_t i = 0; i < s->n; i++) {
 		struct ns *ns = s->v[i];
 

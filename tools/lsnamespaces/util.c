@@ -159,51 +159,63 @@ int lines_open(struct lines *l, int dirfd, const char *path, const char *name)
 	memset(l, 0, sizeof(*l));
 	if (fd < 0)
 		return fd;
-	l->f = fdopen(fd, "r");
-	if (!l->f) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
+	l->fd = fd;
 	l->name = name;
 	return 0;
 }
 
+/*
+ * The file is read in blocks of LINES_BUF bytes and cut at newlines with
+ * memchr(): at the root files' hundreds of kilobytes, a getc() a byte was
+ * a tenth of a listing.
+ */
+#define LINES_BUF (64 * 1024)
+
 char *lines_next(struct lines *l)
 {
-	size_t n = 0;
-	int c;
+	char *nl, *line;
+	ssize_t n;
 
-	/* Never more than a line's bound in memory, whatever the file. */
-	if (!l->buf) {
-		l->cap = LINE_MAX_LEN + 1;
-		l->buf = xrealloc(NULL, l->cap);
-	}
-	errno = 0;
-	while ((c = getc_unlocked(l->f)) != EOF && c != '\n') {
-		if (!c || n == LINE_MAX_LEN)
+	if (!l->buf)
+		l->buf = xrealloc(NULL, LINES_BUF + 1);
+	for (;;) {
+		nl = memchr(l->buf + l->start, '\n', l->end - l->start);
+		if (nl)
+			break;
+		/* Never more than a line's bound in memory, whatever the file. */
+		if (l->end - l->start > LINE_MAX_LEN)
 			errx(EXIT_FAILURE, "%s:%lu: not a line of text (too long, or a NUL byte)",
 			     l->name, l->lineno + 1);
-		l->buf[n++] = (char)c;
-	}
-	if (c == EOF) {
-		if (ferror(l->f))
+		memmove(l->buf, l->buf + l->start, l->end - l->start);
+		l->end -= l->start;
+		l->start = 0;
+		do
+			n = read(l->fd, l->buf + l->end, LINES_BUF - l->end);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
 			err(EXIT_FAILURE, "%s", l->name);
-		if (!n)
+		if (!n) {
+			if (l->end)
+				errx(EXIT_FAILURE, "%s:%lu: the last line has no newline",
+				     l->name, l->lineno + 1);
 			return NULL;
-		errx(EXIT_FAILURE, "%s:%lu: the last line has no newline",
-		     l->name, l->lineno + 1);
+		}
+		l->end += (size_t)n;
 	}
+	line = l->buf + l->start;
+	*nl = '\0';
+	if ((size_t)(nl - line) > LINE_MAX_LEN || memchr(line, '\0', (size_t)(nl - line)))
+		errx(EXIT_FAILURE, "%s:%lu: not a line of text (too long, or a NUL byte)",
+		     l->name, l->lineno + 1);
+	l->start = (size_t)(nl - l->buf) + 1;
 	l->lineno++;
-	l->buf[n] = '\0';
-	return l->buf;
+	return line;
 }
 
 void lines_close(struct lines *l)
 {
-	if (l->f)
-		fclose(l->f);
+	if (l->name)
+		close(l->fd);
 	free(l->buf);
 	memset(l, 0, sizeof(*l));
 }
@@ -211,17 +223,19 @@ void lines_close(struct lines *l)
 bool parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
 	uint64_t x = 0;
+	size_t n;
 
-	if (!all_digits(s) || strlen(s) > 20)
-		return false;
-	for (; *s; s++) {
-		unsigned int d = (unsigned int)(*s - '0');
+	/* One pass, no division: tens of thousands of numbers a listing. */
+	for (n = 0; s[n]; n++) {
+		unsigned int d = (unsigned int)(unsigned char)s[n] - '0';
 
-		if (x > (UINT64_MAX - d) / 10)
+		if (d > 9 || n == 20)
+			return false;
+		if (n >= 19 && (x > UINT64_MAX / 10 || x * 10 > UINT64_MAX - d))
 			return false;
 		x = x * 10 + d;
 	}
-	if (x > max)
+	if (!n || x > max)
 		return false;
 	*v = x;
 	return true;
@@ -321,45 +335,44 @@ struct proc *proc_get(pid_t pid)
 	return p;
 }
 
-/* /proc/PID/stat: the parent is the second field after the command. */
-static void proc_read_stat(struct proc *p)
-{
-	char path[64], *text, *rp;
-	struct stat st;
-	int ppid;
-
-	if (p->stat_read)
-		return;
-	p->stat_read = true;
-	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
-	/* lsns's UID of a process: the owner of its /proc directory. */
-	if (stat(path, &st) == 0) {
-		p->uid = st.st_uid;
-		p->have_uid = true;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
-	if (read_small(AT_FDCWD, path, SMALL_FILE_MAX, &text) < 0)
-		return;
-	rp = strrchr(text, ')');
-	if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid >= 0) {
-		p->ppid = ppid;
-		p->have_ppid = true;
-	}
-	free(text);
-}
-
-bool proc_ppid(struct proc *p, pid_t *ppid)
-{
-	proc_read_stat(p);
-	*ppid = p->ppid;
-	return p->have_ppid;
-}
-
+/* lsns's UID of a process: the owner of its /proc directory. */
 bool proc_uid(struct proc *p, uid_t *uid)
 {
-	proc_read_stat(p);
+	char path[64];
+	struct stat st;
+
+	if (!p->uid_read) {
+		p->uid_read = true;
+		snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+		if (stat(path, &st) == 0) {
+			p->uid = st.st_uid;
+			p->have_uid = true;
+		}
+	}
 	*uid = p->uid;
 	return p->have_uid;
+}
+
+/* /proc/PID/stat: the parent is the second field after the command. */
+bool proc_ppid(struct proc *p, pid_t *ppid)
+{
+	char path[64], *text, *rp;
+	int v;
+
+	if (!p->stat_read) {
+		p->stat_read = true;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)p->pid);
+		if (read_small(AT_FDCWD, path, SMALL_FILE_MAX, &text) == 0) {
+			rp = strrchr(text, ')');
+			if (rp && sscanf(rp + 1, " %*c %d", &v) == 1 && v >= 0) {
+				p->ppid = v;
+				p->have_ppid = true;
+			}
+			free(text);
+		}
+	}
+	*ppid = p->ppid;
+	return p->have_ppid;
 }
 
 /* The command line, or the name in /proc/PID/comm (kernel threads). */
