@@ -1089,6 +1089,30 @@ if [[ $spid ]]; then
 		fi
 	done
 
+	# -J is written without libsmartcols: its escapes must be byte for
+	# byte lsns's. A process alone in a uts namespace, whose command has a
+	# quote, backslashes, a tab, a newline, a control character and UTF-8.
+	odd=$'q"b\\\\t\tn\nc\x01u\xc3\xbc'
+	unshare --uts bash -c 'exec -a "$0" sleep 1000' "$odd" </dev/null &
+	epid=$!
+	bg_pids+=("$epid")
+	odd_ready() { [[ $(head -c 1 "/proc/$epid/cmdline" 2>/dev/null) == q ]]; }
+	# json_command: the "command" line of the odd namespace's object.
+	json_command() { grep -A1 "^ *\"ns\": $(ns_of "$epid" uts),$" | tail -n 1; }
+	if ! wait_for 10 odd_ready; then
+		fail "-J escapes a command as lsns does" "the process did not start"
+	else
+		a=$(lsns -J -t uts -o NS,COMMAND | json_command)
+		b=$(timeout 20 "$L" --proc -J -t uts -o NS,COMMAND | json_command)
+		if [[ $a == *'\"b\\\\t\tn\nc\u0001u'* && $a == "$b" ]]; then
+			pass "-J escapes a command as lsns does"
+		else
+			fail "-J escapes a command as lsns does" "lsns: $a
+lsnamespaces: $b"
+		fi
+	fi
+	kill "$epid"
+
 	echo "# lsns's habits"
 	want=$(for f in "/proc/$spid/ns/"*; do readlink "$f"; done |
 		sed -E 's/^([a-z]+):\[([0-9]+)\]$/\2 \1/' | sort -u)
