@@ -102,6 +102,11 @@ void lines_close(struct lines *l);
  * @max. parse_u64() returns false otherwise.
  */
 bool parse_u64(const char *s, uint64_t max, uint64_t *v);
+/*
+ * The same for a field of a line: the number at *@p, which ends at @sep or
+ * at the end of the string; *@p is moved to that end.
+ */
+bool next_u64(char **p, char sep, uint64_t max, uint64_t *v);
 /* Exits with "FILE:LINE: invalid WHAT: TEXT" (LINE 0: no line number). */
 void bad_input(const char *file, unsigned long line, const char *what,
 	       const char *text) __attribute__((noreturn));

@@ -84,9 +84,11 @@ void ns_add(struct nsset *s, struct ns *ns)
 
 void add_pid(struct ns *ns, pid_t pid)
 {
-	if (!(ns->nprocs & (ns->nprocs - 1)))
-		ns->procs = xrealloc(ns->procs, (ns->nprocs ? 2 * ns->nprocs : 1) *
-					      sizeof(pid_t));
+	/* Room for 8, then doubled: most namespaces have a few processes. */
+	if (ns->nprocs >= 8 && !(ns->nprocs & (ns->nprocs - 1)))
+		ns->procs = xrealloc(ns->procs, 2 * ns->nprocs * sizeof(pid_t));
+	else if (!ns->nprocs)
+		ns->procs = xrealloc(ns->procs, 8 * sizeof(pid_t));
 	ns->procs[ns->nprocs++] = pid;
 	ns->procs_known = true;
 }

@@ -366,20 +366,21 @@ static bool fs_load_list(struct nsset *s)
 	if (!path)
 		return false;
 	while ((line = lines_next(&l))) {
-		char *field, *save = NULL;
 		uint64_t v[5];
 		struct ns *ns, *parent = NULL;
+		char *p = strchr(line, ' ');
 		int t = -1, n = 0;
 
-		for (field = strtok_r(line, " ", &save); field;
-		     field = strtok_r(NULL, " ", &save), n++) {
-			if (!n)
-				t = type_by_name(field);
-			else if (n > 5 || !parse_u64(field, n == 2 ? UINT64_MAX :
-						      UINT32_MAX, &v[n - 1]))
-				break;
+		if (p) {
+			*p = '\0';
+			t = type_by_name(line);
+			for (n = 1; n < 6; n++)
+				if (*p++ != (n == 1 ? '\0' : ' ') ||
+				    !next_u64(&p, ' ', n == 2 ? UINT64_MAX :
+					      UINT32_MAX, &v[n - 1]))
+					break;
 		}
-		if (field || n != 6 || t < 0 || !v[0] || !v[1] ||
+		if (n != 6 || *p || t < 0 || !v[0] || !v[1] ||
 		    (v[2] && !nstypes[t].nested) ||
 		    (nstypes[t].nested && seen[t] == !v[2]))
 			errx(EXIT_FAILURE, "%s:%lu: not a line of the namespaces file",
@@ -567,36 +568,58 @@ static void fs_load_dir(struct nsset *s, struct walk *w, int type,
  */
 static bool fs_read_members(struct nsset *s)
 {
+	uint64_t last[NTYPES] = { 0 };
+	struct ns *last_ns[NTYPES] = { NULL };
+	char last_text[LINE_MAX_LEN + 1];
+	size_t last_len = SIZE_MAX;
 	struct lines l;
 	char *path = fs_open_root_file(s, "members", &l), *line;
 
 	if (!path)
 		return false;
 	while ((line = lines_next(&l))) {
-		char *field, *save = NULL;
-		uint64_t v[NTYPES + 2];
-		int n = 0;
+		uint64_t v[2];
+		char *p = line;
+		size_t len;
+		int n;
 
-		for (field = strtok_r(line, " ", &save); field;
-		     field = strtok_r(NULL, " ", &save)) {
-			if (n == NTYPES + 2 ||
-			    !parse_u64(field, n < 2 ? INT_MAX : UINT32_MAX, &v[n]))
+		for (n = 0; n < 2; n++)
+			if ((n && *p++ != ' ') ||
+			    !next_u64(&p, ' ', INT_MAX, &v[n]) || !v[n])
 				break;
-			n++;
-		}
-		if (field || n != NTYPES + 2 || !v[0] || !v[1])
+		if (n != 2)
 			errx(EXIT_FAILURE, "%s:%lu: not a line of the members file",
 			     path, l.lineno);
+		/*
+		 * The tasks of a container come one after the other, with the
+		 * same namespaces: the same text as the line before, parsed
+		 * then.
+		 */
+		len = strlen(p);
+		if (len != last_len || memcmp(p, last_text, len)) {
+			for (n = 0; n < NTYPES; n++) {
+				uint64_t inum;
+
+				if (*p++ != ' ' || !next_u64(&p, ' ', UINT32_MAX, &inum))
+					break;
+				if (inum != last[n]) {
+					last[n] = inum;
+					last_ns[n] = inum ? ns_find(s, n, inum) : NULL;
+				}
+			}
+			if (n != NTYPES || *p)
+				errx(EXIT_FAILURE, "%s:%lu: not a line of the members file",
+				     path, l.lineno);
+			memcpy(last_text, p - len, len);
+			last_len = len;
+		}
 		/* Threads are not processes. */
 		if (v[0] != v[1])
 			continue;
-		for (int t = 0; t < NTYPES; t++) {
-			struct ns *ns = v[t + 2] ? ns_find(s, t, v[t + 2]) : NULL;
-
-			/* In PID order: each list stays sorted. */
-			if (ns)
-				add_pid(ns, (pid_t)v[0]);
-		}
+		/* In PID order: each list stays sorted. */
+		for (int t = 0; t < NTYPES; t++)
+			if (last_ns[t])
+				add_pid(last_ns[t], (pid_t)v[0]);
 	}
 	lines_close(&l);
 	free(path);

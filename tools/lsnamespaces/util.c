@@ -220,23 +220,50 @@ void lines_close(struct lines *l)
 	memset(l, 0, sizeof(*l));
 }
 
-bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+/* The digits at @s as a number: how many there are, 0 if none or too many. */
+static size_t scan_u64(const char *s, uint64_t *v)
 {
 	uint64_t x = 0;
+	unsigned int d;
 	size_t n;
 
-	/* One pass, no division: tens of thousands of numbers a listing. */
-	for (n = 0; s[n]; n++) {
-		unsigned int d = (unsigned int)(unsigned char)s[n] - '0';
-
-		if (d > 9 || n == 20)
-			return false;
-		if (n >= 19 && (x > UINT64_MAX / 10 || x * 10 > UINT64_MAX - d))
-			return false;
+	/*
+	 * One pass, no division: tens of thousands of numbers a listing. Up
+	 * to 19 digits cannot overflow; a 20th is checked, a 21st is too many.
+	 */
+	for (n = 0; n < 19 && (d = (unsigned int)(s[n] - '0')) <= 9; n++)
 		x = x * 10 + d;
+	if (n == 19 && (d = (unsigned int)(s[n] - '0')) <= 9) {
+		if (x > (UINT64_MAX - d) / 10)
+			return 0;
+		x = x * 10 + d;
+		n++;
+		if ((unsigned int)(s[n] - '0') <= 9)
+			return 0;
 	}
-	if (!n || x > max)
+	*v = x;
+	return n;
+}
+
+bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t x;
+	size_t n = scan_u64(s, &x);
+
+	if (!n || s[n] || x > max)
 		return false;
+	*v = x;
+	return true;
+}
+
+bool next_u64(char **p, char sep, uint64_t max, uint64_t *v)
+{
+	uint64_t x;
+	size_t n = scan_u64(*p, &x);
+
+	if (!n || ((*p)[n] && (*p)[n] != sep) || x > max)
+		return false;
+	*p += n;
 	*v = x;
 	return true;
 }
