@@ -112,6 +112,10 @@ static void json_indent(struct json *j)
 /* A string with JSON's escapes; bytes from 0x80 up as they are. */
 static void json_string(struct json *j, const char *s)
 {
+	/* The control characters that have a short escape, and theirs. */
+	static const char short_esc[0x20] = {
+		['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f', ['\r'] = 'r',
+	};
 	const char *p = s;
 	char esc[8];
 
@@ -126,33 +130,11 @@ static void json_string(struct json *j, const char *s)
 		if (!c)
 			break;
 		p++;
-		switch (c) {
-		case '"':
-			json_lit(j, "\\\"");
-			break;
-		case '\\':
-			json_lit(j, "\\\\");
-			break;
-		case '\b':
-			json_lit(j, "\\b");
-			break;
-		case '\t':
-			json_lit(j, "\\t");
-			break;
-		case '\n':
-			json_lit(j, "\\n");
-			break;
-		case '\f':
-			json_lit(j, "\\f");
-			break;
-		case '\r':
-			json_lit(j, "\\r");
-			break;
-		default:
+		if (c >= 0x20 || short_esc[c])
+			snprintf(esc, sizeof(esc), "\\%c", c >= 0x20 ? c : short_esc[c]);
+		else
 			snprintf(esc, sizeof(esc), "\\u00%02x", c);
-			json_put(j, esc, 6);
-			break;
-		}
+		json_put(j, esc, strlen(esc));
 	}
 	json_lit(j, "\"");
 }
