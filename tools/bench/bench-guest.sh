@@ -10,8 +10,8 @@
 #   GRID_C="10 100 1000"   numbers of containers (ascending)
 #   GRID_P="1 10"          processes per container (ascending)
 #   CHAIN=30               depth of the nested pid and user chain
-#   MEM_N=10000            namespaces held for the memory figures (a fifth
-#                          of that for user, a tenth for net)
+#   MEM_N=10000            namespaces held for the memory figures (a tenth
+#                          of that for net)
 #   SCALE="1000 10000 100000"  sizes of the uts directory to list
 #   LEAF="1000 100000"     pid namespaces held while a pid directory with
 #                          one child is listed
@@ -169,12 +169,11 @@ per() {
 for t in uts ipc mnt cgroup time pid user net; do
 	section mem || break
 	n=$MEM_N
-	# Under TCG a user namespace takes ~5 ms to make (a process each), a
-	# network namespace tens of ms and ~200 kB: fewer of those. Pid
-	# namespaces cost as much to make, but at 2,000 their slab moved by
-	# 40 to 90 bytes from run to run (each holds an nsfs inode, a dentry
-	# and a file, 1.3 kB): at 10,000 the rounds agree within 20 bytes.
-	[[ $t == user ]] && n=$((MEM_N / 5))
+	# A network namespace takes tens of ms to make and ~200 kB: fewer of
+	# those. The others at 10,000: at 2,000, the slab of pid and user
+	# namespaces (each held by an nsfs inode, a dentry and a file, 1.3
+	# and 3.7 kB) moved by 40 to 90 bytes from run to run; at 10,000 the
+	# rounds agree within 20 bytes.
 	[[ $t == net ]] && n=$((MEM_N / 10))
 	say "memory: $n $t namespaces"
 	# A new mount namespace copies every mount of ours, namespacefs's
