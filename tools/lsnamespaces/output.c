@@ -154,27 +154,14 @@ static void json_open(struct json *j, const char *name, int type)
 	} else {
 		json_indent(j);
 	}
-	switch (type) {
-	case J_OBJECT:
-		if (name)
-			json_lit(j, ": {\n");
-		else
-			json_lit(j, "{\n");
+	/* ": {", ": [", ": " after a name, "{", "[", " " in an array. */
+	if (name)
+		json_lit(j, ": ");
+	if (type != J_VALUE) {
+		json_put(j, type == J_OBJECT ? "{\n" : "[\n", 2);
 		j->indent++;
-		break;
-	case J_ARRAY:
-		if (name)
-			json_lit(j, ": [\n");
-		else
-			json_lit(j, "[\n");
-		j->indent++;
-		break;
-	case J_VALUE:
-		if (name)
-			json_lit(j, ": ");
-		else
-			json_lit(j, " ");
-		break;
+	} else if (!name) {
+		json_lit(j, " ");
 	}
 	j->after_close = false;
 }
