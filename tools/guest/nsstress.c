@@ -771,7 +771,7 @@ static void op_read(void)
 
 static void op_stat(void)
 {
-	const char *path = random_path();
+	const char *path = random_path(), *name;
 	struct stat st;
 	mode_t want;
 
@@ -782,9 +782,9 @@ static void op_stat(void)
 		return;
 	}
 	/* The namespaces and stats files tell what the directories do: anyone may read them. */
+	name = strrchr(path, '/') + 1;
 	want = S_ISDIR(st.st_mode) ? 0555 : S_ISLNK(st.st_mode) ? 0777 :
-	       (!strcmp(strrchr(path, '/') + 1, "namespaces") ||
-		!strcmp(strrchr(path, '/') + 1, "stats")) ? 0444 : 0440;
+	       !strcmp(name, "namespaces") || !strcmp(name, "stats") ? 0444 : 0440;
 	if ((st.st_mode & 07777) != want)
 		fail("stat %s: mode %o", path, st.st_mode & 07777);
 }

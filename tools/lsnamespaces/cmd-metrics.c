@@ -37,11 +37,6 @@ static void header(const char *name, const char *kind, const char *help)
 	printf("# TYPE lsnamespaces_%s %s\n", name, kind);
 }
 
-static void family(const char *name, const char *help)
-{
-	header(name, "gauge", help);
-}
-
 static void sample(const char *name, int type, uint64_t v)
 {
 	printf("lsnamespaces_%s{type=\"%s\"} %" PRIu64 "\n", name,
@@ -147,11 +142,11 @@ int cmd_metrics(struct opts *o, struct nsset *s)
 	if (nbc)
 		qsort(bc, nbc, sizeof(*bc), cmp_by_creator);
 
-	family("namespaces", "Namespaces of each type that the source shows.");
+	header("namespaces", "gauge", "Namespaces of each type that the source shows.");
 	for (int t = 0; t < NTYPES; t++)
 		if (s->types & (1u << t))
 			sample("namespaces", t, count[t]);
-	family("namespaces_by_creator",
+	header("namespaces_by_creator", "gauge",
 	       "Namespaces of each type by the uid that created their owning user namespace.");
 	for (i = 0; i < nbc; i = j) {
 		for (j = i; j < nbc && bc[j].type == bc[i].type &&
@@ -161,18 +156,18 @@ int cmd_metrics(struct opts *o, struct nsset *s)
 		       nstypes[bc[i].type].name, (unsigned int)bc[i].uid,
 		       j - i);
 	}
-	family("namespaces_without_processes",
+	header("namespaces_without_processes", "gauge",
 	       "Namespaces of each type that no process is in, held by a bind mount, an open file, a child or the kernel.");
 	for (int t = 0; t < NTYPES; t++)
 		if (s->types & (1u << t))
 			sample("namespaces_without_processes", t, noproc[t]);
-	family("processes_outside_own_namespace",
+	header("processes_outside_own_namespace", "gauge",
 	       "Processes in a namespace of each type other than the viewer's own.");
 	for (int t = 0; t < NTYPES; t++)
 		if (s->types & (1u << t))
 			sample("processes_outside_own_namespace", t, procs[t]);
 	if (!o->root)
-		family("user_namespaces_limit",
+		header("user_namespaces_limit", "gauge",
 		       "The most namespaces of each type that one user may create in a user namespace (/proc/sys/user/max_TYPE_namespaces).");
 	for (int t = 0; t < NTYPES && !o->root; t++)
 		if ((s->types & (1u << t)) && user_limit(t, &limit))

@@ -372,10 +372,10 @@ static bool fs_load_list(struct nsset *s)
 		int t = -1, n = 0;
 
 		if (p) {
-			*p = '\0';
+			*p++ = '\0';
 			t = type_by_name(line);
 			for (n = 1; n < 6; n++)
-				if (*p++ != (n == 1 ? '\0' : ' ') ||
+				if ((n > 1 && *p++ != ' ') ||
 				    !next_u64(&p, ' ', n == 2 ? UINT64_MAX :
 					      UINT32_MAX, &v[n - 1]))
 					break;
@@ -579,7 +579,7 @@ static bool fs_read_members(struct nsset *s)
 		return false;
 	while ((line = lines_next(&l))) {
 		uint64_t v[2];
-		char *p = line;
+		char *p = line, *tail;
 		size_t len;
 		int n;
 
@@ -595,8 +595,9 @@ static bool fs_read_members(struct nsset *s)
 		 * same namespaces: the same text as the line before, parsed
 		 * then.
 		 */
-		len = strlen(p);
-		if (len != last_len || memcmp(p, last_text, len)) {
+		tail = p;
+		len = strlen(tail);
+		if (len != last_len || memcmp(tail, last_text, len)) {
 			for (n = 0; n < NTYPES; n++) {
 				uint64_t inum;
 
@@ -610,7 +611,7 @@ static bool fs_read_members(struct nsset *s)
 			if (n != NTYPES || *p)
 				errx(EXIT_FAILURE, "%s:%lu: not a line of the members file",
 				     path, l.lineno);
-			memcpy(last_text, p - len, len);
+			memcpy(last_text, tail, len);
 			last_len = len;
 		}
 		/* Threads are not processes. */
