@@ -20,7 +20,9 @@
 # Results go to standard output, one line each, "@@ WHAT FIELDS...":
 #
 #   @@ kernel RELEASE VERSION...
-#   @@ rate TYPE N MEDIAN_SECONDS          create and destroy N of TYPE
+#   @@ rate TYPE N MEDIAN_SECONDS BEST      create and destroy N of TYPE;
+#                                          BEST: namespaces per second in
+#                                          the quickest block of all runs
 #   @@ mem TYPE N IDLE BROWSED DROPPED     slab bytes per namespace held:
 #                                          idle after drop_caches, after a
 #                                          walk of namespacefs, and after
@@ -131,16 +133,19 @@ declare -A RATE_N=([fork]=600 [uts]=200000 [ipc]=10000 [net]=400 [mnt]=2000
 RATE_TYPES=(fork uts ipc net mnt cgroup time pid user all)
 section rate || RATE_TYPES=()
 section rate && say "creation rates, $RATE_REPS rounds of ${RATE_TYPES[*]}"
-declare -A rate_runs=()
+declare -A rate_runs=() rate_best=()
 for ((r = 0; r < RATE_REPS && ${#RATE_TYPES[@]}; r++)); do
 	for t in "${RATE_TYPES[@]}"; do
-		out=$(nsbench rate "$t" "${RATE_N[$t]}") || say "rate $t failed"
-		rate_runs[$t]+="${out##* } "
+		# "TYPE N SECONDS BEST"
+		read -r _ _ secs best < <(nsbench rate "$t" "${RATE_N[$t]}") || say "rate $t failed"
+		rate_runs[$t]+="${secs:-} "
+		rate_best[$t]+="${best:-} "
 	done
 	settle
 done
 for t in "${RATE_TYPES[@]}"; do
-	echo "@@ rate $t ${RATE_N[$t]} $(tr ' ' '\n' <<<"${rate_runs[$t]}" | grep . | median)"
+	echo "@@ rate $t ${RATE_N[$t]} $(tr ' ' '\n' <<<"${rate_runs[$t]}" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"${rate_best[$t]}" | grep . | sort -g | tail -n 1)"
 done
 
 # ---- memory ----
