@@ -125,6 +125,20 @@ wait_ns() {
 	say "namespacefs shows $n namespaces, not $1, after 120 s"
 }
 
+# A new mount namespace copies every mount of ours, namespacefs's too,
+# which the unpatched guest does not have: mount namespaces are made and
+# held with namespacefs unmounted, with the same mounts as there.
+nsfs_umounted=
+nsfs_umount() {
+	if grep -q " $NSFS namespacefs " /proc/mounts; then
+		umount "$NSFS" && nsfs_umounted=1
+	fi
+}
+nsfs_remount() {
+	[[ $nsfs_umounted ]] && mount -t namespacefs namespacefs "$NSFS"
+	nsfs_umounted=
+}
+
 # ---- creation and destruction ----
 
 # About a second of each under TCG, with enough in each of nsbench's 20
@@ -139,7 +153,9 @@ declare -A rate_runs=() rate_best=()
 for ((r = 0; r < RATE_REPS && ${#RATE_TYPES[@]}; r++)); do
 	for t in "${RATE_TYPES[@]}"; do
 		# "TYPE N SECONDS BEST"
+		[[ $t == mnt ]] && nsfs_umount
 		read -r _ _ secs best < <(nsbench rate "$t" "${RATE_N[$t]}") || say "rate $t failed"
+		nsfs_remount
 		rate_runs[$t]+="${secs:-} "
 		rate_best[$t]+="${best:-} "
 	done
@@ -183,19 +199,14 @@ for t in uts ipc mnt cgroup time pid user net; do
 	# rounds agree within 20 bytes.
 	[[ $t == net ]] && n=$((MEM_N / 10))
 	say "memory: $n $t namespaces"
-	# A new mount namespace copies every mount of ours, namespacefs's
-	# too, which the unpatched guest does not have (about 400 bytes a
-	# namespace): hold the mount namespaces with the same mounts as there.
-	remount=
-	if [[ $t == mnt ]] && grep -q " $NSFS namespacefs " /proc/mounts; then
-		umount "$NSFS" && remount=1
-	fi
+	# About 400 bytes a mount namespace are namespacefs's mount.
+	[[ $t == mnt ]] && nsfs_umount
 	settle
 	before=$(slab_kb)
 	hold_start "$t" "$n"
 	drop_caches
 	idle=$(($(slab_kb) - before))
-	[[ $remount ]] && mount -t namespacefs namespacefs "$NSFS"
+	nsfs_remount
 	browsed=- dropped=-
 	if [[ -d $NSFS/$t ]]; then
 		# Browsing: every directory and owner link of the type.
