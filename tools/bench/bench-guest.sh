@@ -20,7 +20,7 @@
 # Results go to standard output, one line each, "@@ WHAT FIELDS...":
 #
 #   @@ kernel RELEASE VERSION...
-#   @@ rate TYPE N MEDIAN_SECONDS BEST      create and destroy N of TYPE;
+#   @@ rate TYPE N MEDIAN_SECONDS BEST     create and destroy N of TYPE;
 #                                          BEST: namespaces per second in
 #                                          the quickest block of all runs
 #   @@ mem TYPE N IDLE BROWSED DROPPED     slab bytes per namespace held:

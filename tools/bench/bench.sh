@@ -109,7 +109,7 @@ function median(v, n,    i, j, x) {
 }
 $1 == "list" { key = $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key; ns[key] = $4; pr[key] = $5 }
 	t[key, $6] = $8; l[key, $6] = $9 }
-$1 ~ /^[PU][0-9]+$/ && $2 == "rate" { k = substr($1, 1, 1); r = substr($1, 2); rate[k, $3, r] = ($6 != "" ? $6 : $4 / $5); rn[$3] = $4 }
+$1 ~ /^[PU][0-9]+$/ && $2 == "rate" { k = substr($1, 1, 1); r = substr($1, 2); rate[k, $3, r] = $6; rn[$3] = $4 }
 $1 == "P1" && $2 == "mem" { lm[$3] = $5; lb[$3] = $6; ld[$3] = $7; mn[$3] = $4 }
 $1 == "U1" && $2 == "mem" { um[$3] = $5 }
 $1 == "scale" { sc[++ns_] = $2 " " $3 " " $4 }

@@ -401,7 +401,7 @@ static int rate(const char *type, long n)
 {
 	int t = type_index(type), self = -1;
 	bool with_init = !strcmp(type, "pid-init");
-	long i, block = (n + RATE_BLOCKS - 1) / RATE_BLOCKS, done = 0;
+	long i, block = (n + RATE_BLOCKS - 1) / RATE_BLOCKS;
 	double start, mark, best = 0;
 
 	if (t < 0)
@@ -414,15 +414,6 @@ static int rate(const char *type, long n)
 	start = mark = now();
 	for (i = 0; i < n; i++) {
 		int flag = types[t].flag, err;
-
-		if (i - done == block) {
-			double t1 = now();
-
-			if (block / (t1 - mark) > best)
-				best = block / (t1 - mark);
-			done = i;
-			mark = t1;
-		}
 
 		switch (flag) {
 		case CLONE_NEWUSER:
@@ -447,10 +438,14 @@ static int rate(const char *type, long n)
 				type, i, strerror(errno));
 			return 1;
 		}
+		if ((i + 1) % block == 0) {
+			double end = now();
+
+			if (block / (end - mark) > best)
+				best = block / (end - mark);
+			mark = end;
+		}
 	}
-	mark = now() - mark;
-	if (i - done == block && block / mark > best)
-		best = block / mark;
 	printf("%s %ld %.6f %.1f\n", type, n, now() - start, best);
 	return 0;
 }
