@@ -272,33 +272,41 @@ user_child_visible() {
 	assert_line --index 1 --partial " IGNORED "
 }
 
-# uts_time N: the fastest of five timings of N uts namespaces made and
-# destroyed in a C loop, in seconds: the least disturbed by the guest's
-# own background work (emulated, it moves timings by 10-20%).
-uts_time() {
+# uts_rate N: uts namespaces made and destroyed a second, in a C loop of
+# N: the quickest block of five loops (nsbench rate). The host's load only
+# slows the emulated guest down, and the quickest block is the figure it
+# moves least; a whole loop's time moved by a third between two runs.
+uts_rate() {
 	local i
 	for i in 1 2 3 4 5; do
-		nsbench rate uts "$1" | cut -d' ' -f3
-	done | sort -g | head -n 1
+		nsbench rate uts "$1" | cut -d' ' -f4
+	done | sort -g | tail -n 1
 }
 
 @test "3,000 namespacefs mounts by an unprivileged user leave the host's creation rate within 10%" {
 	n=3000
 	host=$(grep -c ' namespacefs ' /proc/self/mounts)
-	before=$(uts_time 2000)
-	spawn_ready as_user 1000 unshare --user --map-root-user --pid --fork \
-		--mount nstest mounts "$n" /tmp
-	mounter=$(child_of "$SPAWNED")
-	run grep -c ' namespacefs ' "/proc/$mounter/mounts"
-	assert_output "$((host + n))"
-	during=$(uts_time 2000)
-	ns_cleanup
-	after=$(uts_time 2000)
-	base=$(bc -l <<<"($before + $after) / 2")
-	ratio=$(bc -l <<<"$base / $during")
-	printf '# uts rate with %d mounts / without: %.3f (%.3f s against %.3f s for 2000)\n' \
-		"$n" "$ratio" "$during" "$base" >&3
-	(($(bc -l <<<"$ratio >= 0.9")))
+	before=$(uts_rate 2000)
+	# A round: the rate with the mounts, then without, against the mean of
+	# the rates without on either side. A creation that walked every
+	# mount is slower in every round; a busy host slows one round, not
+	# three in a row: the test passes at the first round within 10%.
+	for round in 1 2 3; do
+		spawn_ready as_user 1000 unshare --user --map-root-user --pid \
+			--fork --mount nstest mounts "$n" /tmp
+		mounter=$(child_of "$SPAWNED")
+		run grep -c ' namespacefs ' "/proc/$mounter/mounts"
+		assert_output "$((host + n))"
+		during=$(uts_rate 2000)
+		ns_cleanup
+		after=$(uts_rate 2000)
+		ratio=$(bc -l <<<"2 * $during / ($before + $after)")
+		printf '# round %d: uts rate with %d mounts / without: %.3f (%.0f/s against %.0f/s and %.0f/s)\n' \
+			"$round" "$n" "$ratio" "$during" "$before" "$after" >&3
+		(($(bc -l <<<"$ratio >= 0.9"))) && return 0
+		before=$after
+	done
+	fail "three rounds in a row below 90%"
 }
 
 # lost_unreported LOG N: check the events in LOG of N namespaces made one
