@@ -173,17 +173,31 @@ struct libscols_table *new_table(const struct opts *o, const char *name,
 	return tb;
 }
 
-/* A number's text: the cell most printed, so no printf. */
-static char *num(uint64_t v)
+/* A number's text, written at the end of @buf: no printf, no allocation,
+ * two digits a division. */
+static const char *num(char *buf, uint64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	static const char pairs[] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+	char *p = buf + CELL_NUM_SIZE;
 
 	*--p = '\0';
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return xstrdup(p);
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
 }
 
 /* The PIDs: comma-separated, or one a line for a JSON array. */
@@ -281,84 +295,103 @@ static char *container_cell(pid_t pid, int col)
 	return ret;
 }
 
-char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
-	   pid_t pid, int col)
+const char *cell_text(const struct opts *o, const struct nsset *s,
+		      const struct ns *ns, pid_t pid, int col, char *buf,
+		      bool *owned)
 {
 	const struct ns *uts;
-	const char *str;
 	uid_t uid;
 	pid_t ppid;
 
+	*owned = false;
 	switch (col) {
 	case C_NS:
 		/* 0: a copy's root whose inum file could not be read. */
-		return ns->inum ? num(ns->inum) : NULL;
+		return ns->inum ? num(buf, ns->inum) : NULL;
 	case C_TYPE:
-		return xstrdup(nstypes[ns->type].name);
+		return nstypes[ns->type].name;
 	case C_PATH:
-		if (pid)
-			return xasprintf("/proc/%d/ns/%s", (int)pid,
-					 nstypes[ns->type].name);
-		return ns->nspath ? xstrdup(ns->nspath) : NULL;
+		if (!pid)
+			return ns->nspath;
+		*owned = true;
+		return xasprintf("/proc/%d/ns/%s", (int)pid,
+				 nstypes[ns->type].name);
 	case C_NPROCS:
-		return ns->procs_known ? num(ns->nprocs) : NULL;
+		return ns->procs_known ? num(buf, ns->nprocs) : NULL;
 	case C_PID:
-		return pid ? num((uint64_t)pid) : NULL;
+		return pid ? num(buf, (uint64_t)pid) : NULL;
 	case C_PPID:
 		return pid && proc_ppid(proc_get(pid), &ppid) ?
-			       num((uint64_t)ppid) : NULL;
+			       num(buf, (uint64_t)ppid) : NULL;
 	case C_COMMAND:
-		str = pid ? proc_command(proc_get(pid)) : NULL;
-		return str ? xstrdup(str) : NULL;
+		return pid ? proc_command(proc_get(pid)) : NULL;
 	case C_UID:
-		return row_uid(ns, pid, &uid) ? num(uid) : NULL;
+		return row_uid(ns, pid, &uid) ? num(buf, uid) : NULL;
 	case C_USER:
-		return row_uid(ns, pid, &uid) ? xstrdup(user_name(uid)) : NULL;
+		return row_uid(ns, pid, &uid) ? user_name(uid) : NULL;
 	case C_NETNSID:
-		return pid && ns->type == T_NET ? netnsid_of(pid) : NULL;
+		if (!pid || ns->type != T_NET)
+			return NULL;
+		*owned = true;
+		return netnsid_of(pid);
 	case C_NSFS:
+		*owned = true;
 		return nsfs_mounts(ns, o->nowrap || o->raw ? ',' : '\n');
 	/* 0 where there is none, as lsns; empty where it is not known. */
 	case C_PNS:
 		if (!ns->has_parent)
-			return num(0);
-		return ns->parent_inum ? num(ns->parent_inum) : NULL;
+			return num(buf, 0);
+		return ns->parent_inum ? num(buf, ns->parent_inum) : NULL;
 	case C_ONS:
 		if (!ns->has_owner)
-			return num(0);
-		return ns->owner_inum ? num(ns->owner_inum) : NULL;
+			return num(buf, 0);
+		return ns->owner_inum ? num(buf, ns->owner_inum) : NULL;
 	case C_ID:
-		return ns->has_id ? num(ns->id) : NULL;
+		return ns->has_id ? num(buf, ns->id) : NULL;
 	case C_LEVEL:
-		return ns->has_level ? num((uint64_t)ns->level) : NULL;
+		return ns->has_level ? num(buf, (uint64_t)ns->level) : NULL;
 	case C_DETAIL:
 		if (ns->detail)
-			return xstrdup(ns->detail);
-		if (ns->type == T_PID && ns->has_level)
-			return xasprintf("level %d", ns->level);
-		return NULL;
+			return ns->detail;
+		if (ns->type != T_PID || !ns->has_level)
+			return NULL;
+		*owned = true;
+		return xasprintf("level %d", ns->level);
 	case C_DIR:
-		return ns_dir(s, ns) ? xstrdup(ns_dir(s, ns)) : NULL;
+		return ns_dir(s, ns);
 	case C_CREATOR:
-		return ns->has_creator ? xstrdup(user_name(ns->creator)) : NULL;
+		return ns->has_creator ? user_name(ns->creator) : NULL;
 	case C_CREATORUID:
-		return ns->has_creator ? num(ns->creator) : NULL;
+		return ns->has_creator ? num(buf, ns->creator) : NULL;
 	case C_PIDS:
+		*owned = true;
 		return pid_list(o, ns);
 	case C_HOSTNAME:
 		uts = pid ? uts_of(s, pid) : ns->type == T_UTS ? ns : NULL;
-		return uts && uts->hostname ? xstrdup(uts->hostname) : NULL;
+		return uts ? uts->hostname : NULL;
 	case C_UTS:
 		uts = pid ? uts_of(s, pid) : NULL;
-		return uts ? num(uts->inum) : NULL;
+		return uts ? num(buf, uts->inum) : NULL;
 	case C_UNIT:
 	case C_ENGINE:
 	case C_CONTAINER:
+		*owned = true;
 		return container_cell(pid, col);
 	case C_HOLDERS:
+		*owned = true;
 		return holders_cell(s, ns);
 	}
 	return NULL;
+}
+
+char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
+	   pid_t pid, int col)
+{
+	char buf[CELL_NUM_SIZE];
+	bool owned;
+	const char *text = cell_text(o, s, ns, pid, col, buf, &owned);
+
+	return owned || !text ? (char *)text : xstrdup(text);
 }
 
 void fill_line(const struct opts *o, const struct nsset *s, const struct ns *ns,

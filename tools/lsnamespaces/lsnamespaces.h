@@ -208,9 +208,12 @@ struct ns {
 	size_t nowned;
 };
 
+struct ns_block;
+
 struct nsset {
 	struct ns **v;
 	size_t n;
+	struct ns_block *blocks;	/* where the namespaces are: ns_new() */
 	struct ns **hash;	/* open addressing on (type, inode number) */
 	size_t hcap, hn;
 	struct ns *root[NTYPES];
@@ -225,7 +228,8 @@ struct nsset {
 	unsigned int denied_files, denied_procs;
 };
 
-struct ns *ns_new(int type);
+/* A namespace of @type for @s; freed with the set, by free_set(). */
+struct ns *ns_new(struct nsset *s, int type);
 void ns_add(struct nsset *s, struct ns *ns);
 struct ns *ns_find(const struct nsset *s, int type, uint64_t inum);
 void add_pid(struct ns *ns, pid_t pid);
@@ -344,6 +348,17 @@ struct libscols_table *new_table(const struct opts *o, const char *name,
 /* The text of @col for @ns, its row's process @pid (0: none); NULL: empty. */
 char *cell(const struct opts *o, const struct nsset *s, const struct ns *ns,
 	   pid_t pid, int col);
+/* Room for any number cell_text() writes: 20 digits and a NUL. */
+#define CELL_NUM_SIZE 24
+/*
+ * The same text without a copy: a number written into @buf (CELL_NUM_SIZE
+ * bytes), a name or a string of @ns or @s as it is, valid while they are;
+ * only text made for the cell is allocated, and then *@owned is set and
+ * the caller frees it.
+ */
+const char *cell_text(const struct opts *o, const struct nsset *s,
+		      const struct ns *ns, pid_t pid, int col, char *buf,
+		      bool *owned);
 /* Fills @ln's cells. */
 void fill_line(const struct opts *o, const struct nsset *s, const struct ns *ns,
 	       pid_t pid, struct libscols_line *ln);
@@ -361,6 +376,7 @@ struct rows {
 	const char *name;	/* the table's name: JSON's top key */
 	int tree_col;		/* the column that draws the tree; -1: none */
 	struct row *first, *last;
+	struct row_block *blocks;	/* where the rows are */
 };
 /* A row for @ns and its process @pid (0: none), the last under @parent. */
 struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,

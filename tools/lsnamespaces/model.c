@@ -52,10 +52,29 @@ static void hash_put(struct nsset *s, struct ns *ns)
 	s->hn++;
 }
 
-struct ns *ns_new(int type)
-{
-	struct ns *ns = xzalloc(sizeof(*ns));
+/*
+ * Namespaces come by the thousand and go together: they are taken from
+ * blocks, one allocation for many, rather than allocated one by one.
+ */
+#define NS_BLOCK 256
 
+struct ns_block {
+	struct ns_block *next;
+	size_t used;
+	struct ns v[NS_BLOCK];
+};
+
+struct ns *ns_new(struct nsset *s, int type)
+{
+	struct ns_block *b = s->blocks;
+	struct ns *ns;
+
+	if (!b || b->used == NS_BLOCK) {
+		b = xzalloc(sizeof(*b));
+		b->next = s->blocks;
+		s->blocks = b;
+	}
+	ns = &b->v[b->used++];
 	ns->type = type;
 	ns->fd = -1;
 	return ns;
@@ -72,7 +91,6 @@ static void ns_free(struct ns *ns)
 	free(ns->detail);
 	free(ns->kids);
 	free(ns->owned);
-	free(ns);
 }
 
 void ns_add(struct nsset *s, struct ns *ns)
@@ -234,6 +252,12 @@ void free_set(struct nsset *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		ns_free(s->v[i]);
+	while (s->blocks) {
+		struct ns_block *next = s->blocks->next;
+
+		free(s->blocks);
+		s->blocks = next;
+	}
 	free(s->v);
 	free(s->hash);
 	s->v = NULL;

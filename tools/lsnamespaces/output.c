@@ -23,13 +23,29 @@ struct row {
 	struct row *kids, *last_kid, *next;
 };
 
+/* Rows, like namespaces, come by the thousand: in blocks. */
+#define ROW_BLOCK 256
+
+struct row_block {
+	struct row_block *next;
+	size_t used;
+	struct row v[ROW_BLOCK];
+};
+
 struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,
 		    struct row *parent)
 {
-	struct row *row = xzalloc(sizeof(*row));
+	struct row_block *b = r->blocks;
+	struct row *row;
 	struct row **first = parent ? &parent->kids : &r->first;
 	struct row **last = parent ? &parent->last_kid : &r->last;
 
+	if (!b || b->used == ROW_BLOCK) {
+		b = xzalloc(sizeof(*b));
+		b->next = r->blocks;
+		r->blocks = b;
+	}
+	row = &b->v[b->used++];
 	row->ns = ns;
 	row->pid = pid;
 	if (*last)
@@ -40,15 +56,15 @@ struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,
 	return row;
 }
 
-static void rows_free(struct row *row)
+static void rows_free(struct rows *r)
 {
-	while (row) {
-		struct row *next = row->next;
+	while (r->blocks) {
+		struct row_block *next = r->blocks->next;
 
-		rows_free(row->kids);
-		free(row);
-		row = next;
+		free(r->blocks);
+		r->blocks = next;
 	}
+	r->first = r->last = NULL;
 }
 
 /* ------------------------------------------------------------ libsmartcols */
@@ -72,7 +88,11 @@ struct json {
 	FILE *out;
 	int indent;
 	bool after_close;
-	const char **keys;	/* the columns' names, lower case */
+	/* Each column's name as JSON writes a member: "name": */
+	char **keys;
+	size_t *keylen;
+	char *children;
+	size_t children_len;
 	/* Written in blocks: stdio's call a piece cost more than the rest. */
 	char buf[65536];
 	size_t len;
@@ -109,25 +129,26 @@ static void json_indent(struct json *j)
 				     (size_t)n : sizeof(spaces) - 1);
 }
 
-/* A string with JSON's escapes; bytes from 0x80 up as they are. */
-static void json_string(struct json *j, const char *s)
+/* @n bytes of @s with JSON's escapes; bytes from 0x80 up as they are. */
+static void json_string(struct json *j, const char *s, size_t n)
 {
 	/* The control characters that have a short escape, and theirs. */
 	static const char short_esc[0x20] = {
 		['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f', ['\r'] = 'r',
 	};
-	const char *p = s;
+	const char *p = s, *end = s + n;
 	char esc[8];
 
 	json_lit(j, "\"");
 	for (;;) {
 		const char *run = p;
-		unsigned char c;
+		unsigned char c = 0;
 
-		while ((c = (unsigned char)*p) >= 0x20 && c != '"' && c != '\\')
+		while (p < end && (c = (unsigned char)*p) >= 0x20 && c != '"' &&
+		       c != '\\')
 			p++;
 		json_put(j, run, (size_t)(p - run));
-		if (!c)
+		if (p == end)
 			break;
 		p++;
 		if (c >= 0x20 || short_esc[c])
@@ -141,26 +162,40 @@ static void json_string(struct json *j, const char *s)
 
 enum { J_OBJECT, J_ARRAY, J_VALUE };
 
-/* ul_jsonwrt_open(): a named member, or an element of an array. */
-static void json_open(struct json *j, const char *name, int type)
+/*
+ * A member's name as it is written, "name": , made once: the names are the
+ * table's and the columns', letters and digits that need no escape.
+ */
+static char *json_key(const char *name, size_t *len)
 {
-	if (name) {
+	char *key = xasprintf("\"%s\": ", name);
+
+	*len = strlen(key);
+	return key;
+}
+
+/*
+ * ul_jsonwrt_open(): a member named by @key (json_key(), @keylen bytes),
+ * or with @key NULL an element of an array.
+ */
+static void json_open(struct json *j, const char *key, size_t keylen,
+		      int type)
+{
+	if (key) {
 		if (j->after_close)
 			json_lit(j, ",\n");
 		json_indent(j);
-		json_string(j, name);
+		json_put(j, key, keylen);
 	} else if (j->after_close) {
 		json_lit(j, ",");
 	} else {
 		json_indent(j);
 	}
 	/* ": {", ": [", ": " after a name, "{", "[", " " in an array. */
-	if (name)
-		json_lit(j, ": ");
 	if (type != J_VALUE) {
 		json_put(j, type == J_OBJECT ? "{\n" : "[\n", 2);
 		j->indent++;
-	} else if (!name) {
+	} else if (!key) {
 		json_lit(j, " ");
 	}
 	j->after_close = false;
@@ -187,59 +222,68 @@ static void json_close(struct json *j, int type)
 	j->after_close = true;
 }
 
-/* A value: a number as it is, a string quoted; null when empty. */
-static void json_value(struct json *j, const char *name, const char *data,
-		       bool number)
+/* A value of @n bytes: a number as it is, a string quoted; null if empty. */
+static void json_value(struct json *j, const char *key, size_t keylen,
+		       const char *data, size_t n, bool number)
 {
-	json_open(j, name, J_VALUE);
-	if (!data || !*data)
+	json_open(j, key, keylen, J_VALUE);
+	if (!n)
 		json_lit(j, "null");
 	else if (number)
-		json_put(j, data, strlen(data));
+		json_put(j, data, n);
 	else
-		json_string(j, data);
+		json_string(j, data, n);
 	json_close(j, J_VALUE);
 }
 
 /* print_json_data(): an array's elements are the lines of its cell. */
-static void json_cell(struct json *j, const char *key, int type, char *data)
+static void json_cell(struct json *j, size_t i, int type, const char *data)
 {
-	char *next;
+	size_t n = data ? strlen(data) : 0;
+	const char *next;
 
 	switch (type) {
 	case SCOLS_JSON_NUMBER:
-		json_value(j, key, data, true);
+		json_value(j, j->keys[i], j->keylen[i], data, n, true);
 		return;
 	case SCOLS_JSON_ARRAY_NUMBER:
-		json_open(j, key, J_ARRAY);
+		json_open(j, j->keys[i], j->keylen[i], J_ARRAY);
 		do {
-			next = data ? strchr(data, '\n') : NULL;
-			if (next)
-				*next++ = '\0';
-			json_value(j, NULL, data, true);
-			data = next;
-		} while (data);
+			next = n ? memchr(data, '\n', n) : NULL;
+			json_value(j, NULL, 0, data,
+				   next ? (size_t)(next - data) : n, true);
+			if (next) {
+				n -= (size_t)(next + 1 - data);
+				data = next + 1;
+			}
+		} while (next);
 		json_close(j, J_ARRAY);
 		return;
 	default:
-		json_value(j, key, data, false);
+		json_value(j, j->keys[i], j->keylen[i], data, n, false);
 		return;
 	}
 }
 
 static void json_rows(struct rows *r, struct json *j, const struct row *row)
 {
+	char buf[CELL_NUM_SIZE];
+
 	for (; row; row = row->next) {
-		json_open(j, NULL, J_OBJECT);
+		json_open(j, NULL, 0, J_OBJECT);
 		for (size_t i = 0; i < r->o->ncols; i++) {
 			int col = r->o->cols[i];
-			char *data = cell(r->o, r->s, row->ns, row->pid, col);
+			bool owned;
+			const char *data = cell_text(r->o, r->s, row->ns,
+						     row->pid, col, buf,
+						     &owned);
 
-			json_cell(j, j->keys[i], columns[col].json, data);
-			free(data);
+			json_cell(j, i, columns[col].json, data);
+			if (owned)
+				free((char *)data);
 		}
 		if (row->kids) {
-			json_open(j, "children", J_ARRAY);
+			json_open(j, j->children, j->children_len, J_ARRAY);
 			json_rows(r, j, row->kids);
 			json_close(j, J_ARRAY);
 		}
@@ -251,25 +295,35 @@ static void json_print(struct rows *r)
 {
 	struct json *j = xzalloc(sizeof(*j));
 
+	char *table;
+	size_t table_len;
+
 	j->out = stdout;
 	j->keys = xzalloc(r->o->ncols * sizeof(*j->keys));
+	j->keylen = xzalloc(r->o->ncols * sizeof(*j->keylen));
 	for (size_t i = 0; i < r->o->ncols; i++) {
-		char *key = xstrdup(columns[r->o->cols[i]].name);
+		char *name = xstrdup(columns[r->o->cols[i]].name);
 
-		for (char *p = key; *p; p++)
+		for (char *p = name; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
-		j->keys[i] = key;
+		j->keys[i] = json_key(name, &j->keylen[i]);
+		free(name);
 	}
-	json_open(j, NULL, J_OBJECT);
-	json_open(j, r->name, J_ARRAY);
+	j->children = json_key("children", &j->children_len);
+	table = json_key(r->name, &table_len);
+	json_open(j, NULL, 0, J_OBJECT);
+	json_open(j, table, table_len, J_ARRAY);
 	json_rows(r, j, r->first);
 	json_close(j, J_ARRAY);
 	json_close(j, J_OBJECT);
 	json_flush(j);
 	for (size_t i = 0; i < r->o->ncols; i++)
-		free((char *)j->keys[i]);
+		free(j->keys[i]);
 	free(j->keys);
+	free(j->keylen);
+	free(j->children);
+	free(table);
 	free(j);
 }
 
@@ -286,6 +340,5 @@ void rows_print(struct rows *r)
 		print_table(r->o, tb);
 		scols_unref_table(tb);
 	}
-	rows_free(r->first);
-	r->first = r->last = NULL;
+	rows_free(r);
 }

@@ -391,7 +391,7 @@ static bool fs_load_list(struct nsset *s)
 			if (!parent)
 				continue;
 		}
-		ns = ns_new(t);
+		ns = ns_new(s, t);
 		ns->inum = v[0];
 		ns->id = v[1];
 		ns->has_id = true;
@@ -510,7 +510,7 @@ static void fs_load_dir(struct nsset *s, struct walk *w, int type,
 	if (w->depth == MAX_DEPTH)
 		errx(EXIT_FAILURE, "%s: nested deeper than %d levels", path,
 		     MAX_DEPTH);
-	ns = ns_new(type);
+	ns = ns_new(s, type);
 	ns->dir = xstrdup(path);
 	ns->is_root = is_root;
 	ns->inum = inum;

@@ -126,7 +126,7 @@ static struct ns *proc_add_fd(struct nsset *s, int type, int fd,
 			ns->nspath = xstrdup(path);
 		return ns;
 	}
-	ns = ns_new(type);
+	ns = ns_new(s, type);
 	ns->inum = st.st_ino;
 	ns->fd = fd;
 	ns->nspath = path ? xstrdup(path) : NULL;

@@ -20,8 +20,9 @@ const struct ns_type nstypes[NTYPES] = { NS_TYPE_ROWS };
 
 int type_by_name(const char *name)
 {
+	/* Asked once a line of the namespaces file: the first letter first. */
 	for (int t = 0; t < NTYPES; t++)
-		if (!strcmp(nstypes[t].name, name))
+		if (nstypes[t].name[0] == name[0] && !strcmp(nstypes[t].name, name))
 			return t;
 	return -1;
 }
