@@ -7,10 +7,11 @@
 #   rounds     ROUNDS alternating pairs (lean, unpatched, lean, ...):
 #              creation rates, and in the first pair slab per namespace;
 #              each ratio is the median of the pairs', with its spread
-#   listings   one lean guest: listing the containers of a grid
-#              (namespacefs, nsfs --proc, lsns), listing one directory of
-#              1,000 to 100,000 namespaces, and a pid directory of one
-#              child among 1,000 and 100,000 pid namespaces
+#   listings   one lean guest: listing one directory of 1,000 to 100,000
+#              namespaces and a pid directory of one child among 1,000 and
+#              100,000 pid namespaces, on the guest as it booted; then
+#              listing the containers of a grid (namespacefs,
+#              lsnamespaces --proc, lsns)
 #
 # Writes to build/bench/: results.md (the tables, each figure against its
 # target), list.dat, rate.dat, mem.dat, scale.dat, leaf.dat,
