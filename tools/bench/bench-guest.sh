@@ -222,11 +222,10 @@ done
 
 [[ $KERNEL == lean && -d $NSFS/pid ]] || exit 0
 
-# Listing one directory and the pid directory come before the grid, on
-# the guest as it booted: after the grid's 10,000 processes and 8,000
-# namespaces have come and gone, the same listing of 100,000 took up to
-# 70% longer in some guests and not in others (the memory's layout, under
-# TCG), with the same kernel.
+# tools/bench/bench.sh runs these two and the grid in guests of their own:
+# right after another section's 100,000 namespaces or 10,000 processes had
+# come and gone, the same listing took up to 70% longer in some guests and
+# not in others (the memory's layout, under TCG), with the same kernel.
 
 # ---- listing one directory at scale ----
 
