@@ -222,10 +222,8 @@ done
 
 [[ $KERNEL == lean && -d $NSFS/pid ]] || exit 0
 
-# tools/bench/bench.sh runs these two and the grid in guests of their own:
-# right after another section's 100,000 namespaces or 10,000 processes had
-# come and gone, the same listing took up to 70% longer in some guests and
-# not in others (the memory's layout, under TCG), with the same kernel.
+# tools/bench/bench.sh runs these two and the grid in guests of their own
+# (why: there).
 
 # ---- listing one directory at scale ----
 

@@ -56,6 +56,13 @@ int type_by_flag(int flag);
 
 void *xrealloc(void *p, size_t size);
 void *xzalloc(size_t size);
+/*
+ * An arena: objects made by the thousand and freed together, taken zeroed
+ * from chunks of 64 KB, one allocation for many.
+ */
+struct arena_chunk;
+void *arena_take(struct arena_chunk **arena, size_t size);
+void arena_free(struct arena_chunk **arena);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void add_ptr(void ***v, size_t *n, void *p);
@@ -208,12 +215,10 @@ struct ns {
 	size_t nowned;
 };
 
-struct ns_block;
-
 struct nsset {
 	struct ns **v;
 	size_t n;
-	struct ns_block *blocks;	/* where the namespaces are: ns_new() */
+	struct arena_chunk *arena;	/* where the namespaces are: ns_new() */
 	struct ns **hash;	/* open addressing on (type, inode number) */
 	size_t hcap, hn;
 	struct ns *root[NTYPES];
@@ -376,7 +381,7 @@ struct rows {
 	const char *name;	/* the table's name: JSON's top key */
 	int tree_col;		/* the column that draws the tree; -1: none */
 	struct row *first, *last;
-	struct row_block *blocks;	/* where the rows are */
+	struct arena_chunk *arena;	/* where the rows are */
 };
 /* A row for @ns and its process @pid (0: none), the last under @parent. */
 struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,

@@ -52,29 +52,10 @@ static void hash_put(struct nsset *s, struct ns *ns)
 	s->hn++;
 }
 
-/*
- * Namespaces come by the thousand and go together: they are taken from
- * blocks, one allocation for many, rather than allocated one by one.
- */
-#define NS_BLOCK 256
-
-struct ns_block {
-	struct ns_block *next;
-	size_t used;
-	struct ns v[NS_BLOCK];
-};
-
 struct ns *ns_new(struct nsset *s, int type)
 {
-	struct ns_block *b = s->blocks;
-	struct ns *ns;
+	struct ns *ns = arena_take(&s->arena, sizeof(*ns));
 
-	if (!b || b->used == NS_BLOCK) {
-		b = xzalloc(sizeof(*b));
-		b->next = s->blocks;
-		s->blocks = b;
-	}
-	ns = &b->v[b->used++];
 	ns->type = type;
 	ns->fd = -1;
 	return ns;
@@ -252,12 +233,7 @@ void free_set(struct nsset *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		ns_free(s->v[i]);
-	while (s->blocks) {
-		struct ns_block *next = s->blocks->next;
-
-		free(s->blocks);
-		s->blocks = next;
-	}
+	arena_free(&s->arena);
 	free(s->v);
 	free(s->hash);
 	s->v = NULL;

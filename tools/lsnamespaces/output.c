@@ -23,29 +23,13 @@ struct row {
 	struct row *kids, *last_kid, *next;
 };
 
-/* Rows, like namespaces, come by the thousand: in blocks. */
-#define ROW_BLOCK 256
-
-struct row_block {
-	struct row_block *next;
-	size_t used;
-	struct row v[ROW_BLOCK];
-};
-
 struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,
 		    struct row *parent)
 {
-	struct row_block *b = r->blocks;
-	struct row *row;
+	struct row *row = arena_take(&r->arena, sizeof(*row));
 	struct row **first = parent ? &parent->kids : &r->first;
 	struct row **last = parent ? &parent->last_kid : &r->last;
 
-	if (!b || b->used == ROW_BLOCK) {
-		b = xzalloc(sizeof(*b));
-		b->next = r->blocks;
-		r->blocks = b;
-	}
-	row = &b->v[b->used++];
 	row->ns = ns;
 	row->pid = pid;
 	if (*last)
@@ -58,12 +42,7 @@ struct row *row_add(struct rows *r, const struct ns *ns, pid_t pid,
 
 static void rows_free(struct rows *r)
 {
-	while (r->blocks) {
-		struct row_block *next = r->blocks->next;
-
-		free(r->blocks);
-		r->blocks = next;
-	}
+	arena_free(&r->arena);
 	r->first = r->last = NULL;
 }
 

@@ -52,6 +52,44 @@ void *xzalloc(size_t size)
 	return p;
 }
 
+#define ARENA_CHUNK 65536
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+void *arena_take(struct arena_chunk **arena, size_t size)
+{
+	struct arena_chunk *c = *arena;
+	void *p;
+
+	size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) *
+	       sizeof(max_align_t);
+	if (!c || c->size - c->used < size) {
+		size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+
+		c = xzalloc(sizeof(*c) + cap);
+		c->size = cap;
+		c->next = *arena;
+		*arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += size;
+	return p;
+}
+
+void arena_free(struct arena_chunk **arena)
+{
+	while (*arena) {
+		struct arena_chunk *next = (*arena)->next;
+
+		free(*arena);
+		*arena = next;
+	}
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
