@@ -1,18 +1,21 @@
 #!/usr/bin/env bats
-# hidens=invisible: a mount shows a user only the namespaces whose files it
-# may read, in readdir, lookup, the namespaces file and inotify alike; root
-# (CAP_DAC_READ_SEARCH) sees them all; without the option nothing changes.
+# hidens=invisible, the default: a mount shows a user only the namespaces
+# whose files it may read, in readdir, lookup, the namespaces file and
+# inotify alike; root (privileged over the view) sees them all; with
+# hidens=off everyone sees the whole view.
 
 load helpers/common
 load helpers/ns
 
 HIDDEN=/tmp/nsfs-hidden
+OPEN=/tmp/nsfs-open
 
 setup() {
 	watchers=()
-	mkdir -p "$HIDDEN"
-	chmod 0755 "$HIDDEN"
+	mkdir -p "$HIDDEN" "$OPEN"
+	chmod 0755 "$HIDDEN" "$OPEN"
 	mount -t namespacefs -o hidens=invisible namespacefs "$HIDDEN"
+	mount -t namespacefs -o hidens=off namespacefs "$OPEN"
 	# Namespaces of root, of uid 1001 and of uid 1000: uts and ipc owned
 	# by a user namespace of each user (root's by the initial one), and a
 	# pid namespace each.
@@ -35,8 +38,8 @@ teardown() {
 		kill "$w" 2>/dev/null || :
 	done
 	ns_cleanup
-	umount "$HIDDEN" 2>/dev/null || :
-	rmdir "$HIDDEN" 2>/dev/null || :
+	umount "$HIDDEN" "$OPEN" 2>/dev/null || :
+	rmdir "$HIDDEN" "$OPEN" 2>/dev/null || :
 }
 
 # entries USER DIR: the namespaces that USER lists in DIR.
@@ -51,9 +54,13 @@ has() {
 	(as_user "$1" stat "$2") >/dev/null 2>&1
 }
 
-@test "hidens=invisible shows in /proc/mounts, a bad value fails, remount changes it" {
+@test "hidens=off shows in /proc/mounts, the default does not, a bad value fails, remount changes it" {
 	run grep " $HIDDEN namespacefs " /proc/mounts
-	assert_output --partial ",hidens=invisible"
+	refute_output --partial "hidens"
+	run grep " $OPEN namespacefs " /proc/mounts
+	assert_output --partial ",hidens=off"
+	run grep " $NSFS namespacefs " /proc/mounts
+	refute_output --partial "hidens"
 
 	run mount -t namespacefs -o hidens=bogus namespacefs "$HIDDEN"
 	assert_failure
@@ -61,21 +68,21 @@ has() {
 	assert_failure
 
 	# A remount that does not name it keeps it.
-	mount -o remount,ro,nosuid "$HIDDEN"
-	run grep " $HIDDEN namespacefs " /proc/mounts
-	assert_output --partial ",hidens=invisible"
-	refute has 1000 "$HIDDEN/uts/$root_uts"
+	mount -o remount,ro,nosuid "$OPEN"
+	run grep " $OPEN namespacefs " /proc/mounts
+	assert_output --partial ",hidens=off"
+	assert has 1000 "$OPEN/uts/$root_uts"
 
 	mount -o remount,hidens=off "$HIDDEN"
 	run grep " $HIDDEN namespacefs " /proc/mounts
-	refute_output --partial "hidens"
+	assert_output --partial ",hidens=off"
 	assert has 1000 "$HIDDEN/uts/$root_uts"
 
 	mount -o remount,hidens=invisible "$HIDDEN"
 	refute has 1000 "$HIDDEN/uts/$root_uts"
 }
 
-@test "uid 1000 lists and looks up only its own namespaces; root and the default mount show all" {
+@test "uid 1000 lists and looks up only its own namespaces; root, and everyone with hidens=off, see all" {
 	# uts and ipc: flat, in the type's directory.
 	assert_equal "$(entries 1000 "$HIDDEN/uts")" "$uts_1000"
 	assert_equal "$(entries 1001 "$HIDDEN/uts")" "$uts_1001"
@@ -107,13 +114,13 @@ has() {
 		refute_line --regexp "^[a-z]+ $inum "
 	done
 
-	# Root may read every file: it sees everything, as in the default
-	# mount, where uid 1000 does too.
+	# Root is privileged over the view: it sees everything, as uid 1000
+	# does with hidens=off.
 	want=$(printf '%s\n' "$root_uts" "$uts_1000" "$uts_1001" | sort | paste -sd' ')
 	assert_equal "$(entries 0 "$HIDDEN/uts" | tr ' ' '\n' | grep -xE "$root_uts|$uts_1000|$uts_1001" | paste -sd' ')" "$want"
-	assert_equal "$(entries 1000 "$NSFS/uts" | tr ' ' '\n' | grep -xE "$root_uts|$uts_1000|$uts_1001" | paste -sd' ')" "$want"
+	assert_equal "$(entries 1000 "$OPEN/uts" | tr ' ' '\n' | grep -xE "$root_uts|$uts_1000|$uts_1001" | paste -sd' ')" "$want"
 	assert has 0 "$HIDDEN/pid/$root_pid"
-	assert has 1000 "$NSFS/pid/$root_pid"
+	assert has 1000 "$OPEN/pid/$root_pid"
 }
 
 @test "a hidden directory that root keeps in use is not found by uid 1000" {
@@ -140,8 +147,8 @@ has() {
 	watchers+=($!)
 	nstest watch 120 "$HIDDEN/uts" >"$log_root" 2>&1 3>&- &
 	watchers+=($!)
-	# uid 1000 on the mount without the option: every event, as before.
-	(as_user 1000 nstest watch 120 "$NSFS/uts") >"$log_plain" 2>&1 3>&- &
+	# uid 1000 on the mount with hidens=off: every event.
+	(as_user 1000 nstest watch 120 "$OPEN/uts") >"$log_plain" 2>&1 3>&- &
 	watchers+=($!)
 	for f in "$log_1000" "$log_root" "$log_plain"; do
 		wait_until 10 grep -qx ready "$f"
@@ -171,7 +178,7 @@ has() {
 	# uid 1000: its own create and delete, nothing else.
 	run grep -c " $HIDDEN/uts " "$log_1000"
 	assert_output 2
-	# Root, and uid 1000 without the option: all three, both ways.
+	# Root, and uid 1000 with hidens=off: all three, both ways.
 	for inum in "${made[@]}"; do
 		for f in "$log_root" "$log_plain"; do
 			grep -q " CREATE [^ ]* $inum\$" "$f"

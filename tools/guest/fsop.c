@@ -30,6 +30,9 @@ static int usage(void)
 	fputs("usage: fsop OP ARGS...\n"
 	      "  mount SRC DIR FSTYPE [OPTIONS]   mount(2)\n"
 	      "  remount DIR [OPTIONS] [ro]       mount(2) with MS_REMOUNT\n"
+	      "  reconfigure DIR KEY VALUE        fspick(2) DIR, set KEY to VALUE\n"
+	      "                                   (the flag KEY if VALUE is \"\")\n"
+	      "                                   and reconfigure (fsconfig(2))\n"
 	      "  umount DIR\n"
 	      "  create PATH | mkdir PATH | rmdir PATH | unlink PATH\n"
 	      "  rename OLD NEW | link OLD NEW | symlink TARGET PATH\n"
@@ -55,6 +58,25 @@ static int usage(void)
 	      "                                   (readdir's d_ino, then fstatat's)\n",
 	      stderr);
 	return 2;
+}
+
+/* Reconfigure the super block of DIR with the new mount API alone. */
+static int reconfigure(const char *dir, const char *key, const char *value)
+{
+	int fd = fspick(AT_FDCWD, dir, FSPICK_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if ((*value ? fsconfig(fd, FSCONFIG_SET_STRING, key, value, 0) :
+		      fsconfig(fd, FSCONFIG_SET_FLAG, key, NULL, 0)) < 0 ||
+	    fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return close(fd);
 }
 
 static int report(int ret)
@@ -392,6 +414,8 @@ int main(int argc, char **argv)
 		return report(mount(NULL, argv[2], NULL, flags,
 				    argc > 3 ? argv[3] : NULL));
 	}
+	if (!strcmp(op, "reconfigure") && argc == 5)
+		return report(reconfigure(argv[2], argv[3], argv[4]));
 	if (!strcmp(op, "umount"))
 		return report(umount(argv[2]));
 	if (!strcmp(op, "create"))

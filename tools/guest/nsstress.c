@@ -30,8 +30,12 @@
  * at random offsets checked against it; a file whose namespace died reads
  * ENOENT; stat; readlink of an `owner` link; open a file and a directory
  * of a new namespace, wait for the namespace to die, then read (ENOENT)
- * and list (nothing); add and remove inotify watches and read their
- * events. "File operations" counts the system calls on namespacefs files.
+ * and list ("." and ".." only); add and remove inotify watches and read their
+ * events; in the unprivileged container, mount namespacefs on a directory
+ * of its own, watch it and detach it while its events are on their way.
+ * A user namespace's id map read empty and then written is the one change
+ * a "stable" file may show. "File operations" counts the system calls on
+ * namespacefs files.
  *
  * Decisions come from SEED (the time by default; printed first), one
  * stream a process: a failing run is replayed with -s SEED (the same
@@ -89,6 +93,7 @@ enum counter {
 	C_DEATH,	/* namespaces watched die under an open file */
 	C_EVENTS,	/* inotify events read */
 	C_SETNS, C_HELD, C_ANON,
+	C_UMOUNT,	/* mounts of its own detached by an unprivileged reader */
 	C_FAILED,	/* checks that failed */
 	C_COUNT
 };
@@ -96,17 +101,18 @@ enum counter {
 static const char *const counter_names[C_COUNT] = {
 	"created", "open", "getdents", "lseek", "read", "pread", "stat",
 	"readlink", "inotify", "open-until-death", "events", "setns", "held",
-	"anon-mnt", "failed",
+	"anon-mnt", "detached", "failed",
 };
 
 static uint64_t *counters;
 
 /* With -v: the time spent in each kind of step, to balance the run. */
 enum step { S_FLAT, S_PID, S_USER, S_ALL, S_HOLD, S_UNHOLD, S_SETNS, S_ANON,
-	    S_GETDENTS, S_READ, S_STAT, S_READLINK, S_WATCH, S_DEATH, S_COUNT };
+	    S_GETDENTS, S_READ, S_STAT, S_READLINK, S_WATCH, S_DEATH, S_UMOUNT, S_COUNT };
 static const char *const step_names[S_COUNT] = {
 	"flat", "pid-chain", "user-chain", "all", "hold", "unhold", "setns",
 	"anon", "getdents", "read", "stat", "readlink", "watch", "death",
+	"umount",
 };
 static uint64_t *step_us;
 static long long deadline_ms;
@@ -747,10 +753,15 @@ static void op_read(void)
 		return;
 	}
 	if (h->kind->stable) {
-		if (!h->first)
+		if (!h->first) {
 			h->first = strdup(content);
-		else if (strcmp(h->first, content))
+		} else if (h->kind->kind == K_MAP && !*h->first && *content) {
+			/* A user namespace's map is written once, after it is made. */
+			free(h->first);
+			h->first = strdup(content);
+		} else if (strcmp(h->first, content)) {
 			fail("read %s: \"%.100s\", first \"%.100s\"", h->path, content, h->first);
+		}
 	}
 	for (int k = 0, preads = 1 + below(4); k < preads; k++) {
 		off = below(len + 8);
@@ -760,7 +771,7 @@ static void op_read(void)
 		if (n < 0) {
 			if (!expected_error(errno))
 				unexpected("pread", h->path, errno);
-		} else if (h->kind->stable) {
+		} else if (h->kind->stable && (len || h->kind->kind != K_MAP)) {
 			size_t have = off < (size_t)len ? len - off : 0;
 
 			if ((size_t)n != (want < have ? want : have) || memcmp(part, content + off, n))
@@ -933,6 +944,47 @@ static void op_watch(void)
 	}
 }
 
+/*
+ * An unprivileged reader's own mount: mount namespacefs, watch the flat
+ * and nested directories while the writers churn, and detach the mount
+ * while their events are on their way. The kernel must not post to a
+ * super block that is going away.
+ */
+static void op_umount(void)
+{
+	static char dir[64];
+	char path[128], buf[4096] __attribute__((aligned(8)));
+	const char *subdirs[] = { "uts", "user", "pid", "net" };
+	int fd;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/nsstress.own.XXXXXX");
+		if (!mkdtemp(dir))
+			die("mkdtemp");
+	}
+	if (mount("none", dir, "namespacefs", 0, NULL) < 0) {
+		unexpected("mount namespacefs", dir, errno);
+		return;
+	}
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd < 0)
+		die("inotify_init1");
+	for (unsigned int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
+		if (inotify_add_watch(fd, path, IN_CREATE | IN_DELETE | IN_ONLYDIR) < 0)
+			unexpected("inotify_add_watch", path, errno);
+	}
+	/* Sometimes at once, sometimes once events have come. */
+	for (int i = below(4) * 20; i > 0 && read(fd, buf, sizeof(buf)) <= 0; i--)
+		usleep(500);
+	if (umount2(dir, MNT_DETACH) < 0)
+		unexpected("umount2", dir, errno);
+	count(C_UMOUNT, 1);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		count(C_EVENTS, 1);
+	close(fd);
+}
+
 static void reader(void)
 {
 	remember(mount_dir);
@@ -957,6 +1009,8 @@ static void reader(void)
 			/* It mostly waits, for the namespace to die. */
 			if (!below(16))
 				TIMED(S_DEATH, op_death());
+			else if (unprivileged && below(2))
+				TIMED(S_UMOUNT, op_umount());
 			else
 				TIMED(S_GETDENTS, op_getdents());
 			break;
