@@ -29,16 +29,24 @@ teardown() {
 
 	run as_user 1000 cat "$NSFS/uts/$mine/hostname"
 	assert_success
-	run as_user 1000 cat "$NSFS/uts/$theirs/hostname"
-	assert_failure
-	assert_output --partial "Permission denied"
 	run as_user 1000 cat "$NSFS/uts/hostname"
 	assert_failure
 	assert_output --partial "Permission denied"
 	run cat "$NSFS/uts/$theirs/hostname"
 	assert_success
-	# Listing is open to all.
-	run as_user 1000 ls "$NSFS/uts"
+	# By default a namespace whose files uid 1000 may not read is hidden
+	# from it; with hidens=off it is listed, and its files are refused.
+	run as_user 1000 cat "$NSFS/uts/$theirs/hostname"
+	assert_failure
+	assert_output --partial "No such file or directory"
+	dir=$(mktemp -d)
+	mount -t namespacefs -o hidens=off namespacefs "$dir"
+	run as_user 1000 cat "$dir/uts/$theirs/hostname"
+	assert_failure
+	assert_output --partial "Permission denied"
+	run as_user 1000 ls "$dir/uts"
+	umount "$dir"
+	rmdir "$dir"
 	assert_success
 	assert_line "$theirs"
 }

@@ -15,6 +15,9 @@ teardown() {
 	if [[ -n ${SHARED-} ]]; then
 		rm -rf "$SHARED"
 	fi
+	if [[ -n ${MAX_MOUNTS-} ]]; then
+		echo "$MAX_MOUNTS" >/proc/sys/user/max_namespacefs_mounts
+	fi
 }
 
 # shared_dir: set SHARED to a directory that uid 1000 may use too.
@@ -189,4 +192,16 @@ REFS_CONTAINER='
 	assert_output --partial "Operation not permitted"
 	run cat "$NSFS/net/$inum/refs"
 	assert_line "tasks 2"
+}
+
+@test "user.max_namespacefs_mounts bounds a user's mounts, with ENOSPC past it" {
+	MAX_MOUNTS=$(cat /proc/sys/user/max_namespacefs_mounts)
+	echo 2 >/proc/sys/user/max_namespacefs_mounts
+	run as_user 1000 unshare --user --map-root-user --mount bash -c \
+		'd=$(mktemp -d); for i in 1 2 3; do fsop mount none "$d" namespacefs || break; done'
+	assert_equal "$(paste -sd' ' <<<"$output")" "OK OK ENOSPC"
+	# Mounts that went give their place back.
+	run as_user 1000 unshare --user --map-root-user --mount bash -c \
+		'd=$(mktemp -d); fsop mount none "$d" namespacefs'
+	assert_output OK
 }

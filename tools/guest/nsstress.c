@@ -950,16 +950,18 @@ static void op_watch(void)
  * while their events are on their way. The kernel must not post to a
  * super block that is going away.
  */
+static char own_dir[64];
+
 static void op_umount(void)
 {
-	static char dir[64];
+	const char *dir = own_dir;
 	char path[128], buf[4096] __attribute__((aligned(8)));
 	const char *subdirs[] = { "uts", "user", "pid", "net" };
 	int fd;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/nsstress.own.XXXXXX");
-		if (!mkdtemp(dir))
+	if (!own_dir[0]) {
+		snprintf(own_dir, sizeof(own_dir), "/tmp/nsstress.own.XXXXXX");
+		if (!mkdtemp(own_dir))
 			die("mkdtemp");
 	}
 	if (mount("none", dir, "namespacefs", 0, NULL) < 0) {
@@ -1016,6 +1018,8 @@ static void reader(void)
 			break;
 		}
 	}
+	if (own_dir[0])
+		rmdir(own_dir);
 }
 
 /* ---- Writers ------------------------------------------------------- */
