@@ -197,11 +197,11 @@ REFS_CONTAINER='
 @test "user.max_namespacefs_mounts bounds a user's mounts, with ENOSPC past it" {
 	MAX_MOUNTS=$(cat /proc/sys/user/max_namespacefs_mounts)
 	echo 2 >/proc/sys/user/max_namespacefs_mounts
-	run as_user 1000 unshare --user --map-root-user --mount bash -c \
+	run as_user 1000 unshare --user --map-root-user --mount --pid --fork bash -c \
 		'd=$(mktemp -d); for i in 1 2 3; do fsop mount none "$d" namespacefs || break; done'
 	assert_equal "$(paste -sd' ' <<<"$output")" "OK OK ENOSPC"
 	# Mounts that went give their place back.
-	run as_user 1000 unshare --user --map-root-user --mount bash -c \
+	run as_user 1000 unshare --user --map-root-user --mount --pid --fork bash -c \
 		'd=$(mktemp -d); fsop mount none "$d" namespacefs'
 	assert_output OK
 }
