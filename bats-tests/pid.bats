@@ -84,6 +84,21 @@ teardown() {
 	assert_equal "$(sort -n "$NSFS/pid/tasks" | uniq -d)" ""
 }
 
+# quickest_readdir DIR: "ENTRIES SECONDS", the quickest of three medians of
+# 201 listings. Under TCG a median of listings this short moves by half
+# from one run to the next with what the other vCPU does; a walk that
+# grows with the namespaces of the type is slower in all three.
+quickest_readdir() {
+	local i n t best=
+	for i in 1 2 3; do
+		read -r n t < <(nsbench readdir "$1" 201)
+		if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$t
+		fi
+	done
+	echo "$n $best"
+}
+
 # leaf_cost TYPE CMD...: spawn CMD, which makes a namespace of TYPE with
 # one child and ends in that child, then time listing the parent's
 # directory before and after 3000 other namespaces of TYPE are made.
@@ -96,9 +111,9 @@ leaf_cost() {
 	dir=$(ns_dir "$type" "$inner")
 	[ -n "$dir" ] || fail "no directory for $type $inner"
 	dir=${dir%/*}
-	read -r n1 before < <(nsbench readdir "$dir" 201)
+	read -r n1 before < <(quickest_readdir "$dir")
 	spawn_ready nsbench hold "$type" 3000
-	read -r n2 after < <(nsbench readdir "$dir" 201)
+	read -r n2 after < <(quickest_readdir "$dir")
 	echo "# $type directory with one child: $before s, $after s with 3000 more $type namespaces" >&3
 	assert_equal "$n2" "$n1"
 	# A walk that goes on past the last child to the end of the type
